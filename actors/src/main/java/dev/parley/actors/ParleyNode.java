@@ -1,0 +1,105 @@
+package dev.parley.actors;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.parley.persistence.JournalDatabase;
+import dev.parley.persistence.JournalSchema;
+import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.engine.ReplayEngine;
+import dev.parley.runtime.state.RequestStateCodec;
+import dev.parley.runtime.state.RequestStateKey;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One Parley node: the actor system (a cluster member; of one when no seed nodes are set), the
+ * journal, the sharded call entities, the tool executor and the dispatcher. Transport-free.
+ */
+public final class ParleyNode implements AutoCloseable {
+  private final ActorSystem<Void> system;
+  private final ExecutorService toolExecutor;
+  private final McpDispatcher dispatcher;
+
+  private ParleyNode(ActorSystem<Void> system, ExecutorService toolExecutor, McpDispatcher dispatcher) {
+    this.system = system;
+    this.toolExecutor = toolExecutor;
+    this.dispatcher = dispatcher;
+  }
+
+  /**
+   * The configuration a node runs with, strongest first: system properties, the database,
+   * {@code overrides} (application settings, without reference.conf), Parley's node and
+   * persistence settings, then every library's reference.conf.
+   */
+  public static Config effectiveConfig(Config overrides, JournalDatabase database) {
+    return ConfigFactory.load(database.config()
+        .withFallback(overrides)
+        .withFallback(ConfigFactory.parseResources("parley-node.conf"))
+        .withFallback(ConfigFactory.parseResources("parley-persistence.conf")));
+  }
+
+  /**
+   * Creates the journal schema, starts the actor system with {@link #effectiveConfig}, joins
+   * the cluster (itself, without seed nodes) and starts sharding for calls.
+   */
+  public static ParleyNode start(String systemName, Config overrides, JournalDatabase database,
+      McpServerDefinition server, List<RequestStateKey> stateKeys) {
+    JournalSchema.create(database);
+    Config effective = effectiveConfig(overrides, database);
+    ParleySettings settings = ParleySettings.from(effective);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
+    Cluster cluster = Cluster.get(system);
+    if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty()) {
+      cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    }
+    ExecutorService toolExecutor = Executors.newFixedThreadPool(settings.toolExecutorThreads(), toolThreads());
+    ReplayEngine engine = new ReplayEngine(toolExecutor);
+    ClusterSharding sharding = ClusterSharding.get(system);
+    sharding.init(Entity.of(ToolCallEntity.ENTITY_TYPE_KEY, entityContext ->
+        ToolCallEntity.create(entityContext.getEntityId(), server, engine, toolExecutor, settings.stepTimeout())));
+    RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
+    return new ParleyNode(system, toolExecutor, new McpDispatcher(server, engine, codec, sharding, settings));
+  }
+
+  private static ThreadFactory toolThreads() {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, "parley-tool-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  public ActorSystem<Void> system() {
+    return system;
+  }
+
+  public McpDispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  /** Leaves the cluster, stops the actor system and the tool executor; waits up to 30 s. */
+  @Override
+  public void close() {
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("actor system did not stop in time", e);
+    } finally {
+      toolExecutor.shutdownNow();
+    }
+  }
+}

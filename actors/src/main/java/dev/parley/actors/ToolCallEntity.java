@@ -1,0 +1,293 @@
+package dev.parley.actors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.persistence.CallEvent;
+import dev.parley.persistence.CallEvent.AnswersReceived;
+import dev.parley.persistence.CallEvent.CallCompleted;
+import dev.parley.persistence.CallEvent.CallFailed;
+import dev.parley.persistence.CallEvent.CallStarted;
+import dev.parley.persistence.CallEvent.InputRequested;
+import dev.parley.persistence.CallEvent.StepRecorded;
+import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.engine.AnswerValidation;
+import dev.parley.runtime.engine.AskedQuestion;
+import dev.parley.runtime.engine.CallHistory;
+import dev.parley.runtime.engine.CallHistory.RecordedAnswer;
+import dev.parley.runtime.engine.ReplayEngine;
+import dev.parley.runtime.engine.RunEnvironment;
+import dev.parley.runtime.engine.RunOutcome;
+import dev.parley.runtime.engine.StepJournal;
+import dev.parley.runtime.wire.ErrorCodes;
+import dev.parley.runtime.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.wire.McpException;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EventHandler;
+import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One durable multi-round tool call. It exists from the moment a call's first round asked a
+ * question; its journal holds the call's arguments, every round's questions and answers, the
+ * results of journaled steps and the final outcome. Each round re-runs the handler over the
+ * recorded history (off the actor, on the tool executor); a retry of a round that already
+ * ended gets the recorded outcome and runs nothing.
+ */
+public final class ToolCallEntity
+    extends EventSourcedBehaviorWithEnforcedReplies<ToolCallEntity.Command, CallEvent, ToolCallEntity.State> {
+
+  public static final EntityTypeKey<Command> ENTITY_TYPE_KEY = EntityTypeKey.create(Command.class, "ToolCall");
+
+  /** The one answer for every state that does not point at a live round (see README). */
+  public static final ErrorObject INVALID_STATE =
+      new ErrorObject(ErrorCodes.INVALID_PARAMS, "Invalid or expired requestState", null);
+
+  // --- commands -------------------------------------------------------------------------
+
+  public sealed interface Command extends CborSerializable {}
+
+  /** Makes the call durable after its first round asked {@code questions}. */
+  public record Start(
+      String name, ObjectNode arguments, String principal, Map<String, JsonNode> steps,
+      List<AskedQuestion> questions, ActorRef<Reply> replyTo) implements Command {}
+
+  /** A retry: answers to the questions of {@code round}. */
+  public record SubmitAnswers(
+      int round, ObjectNode inputResponses, String principal, ObjectNode capabilities,
+      ActorRef<Reply> replyTo) implements Command {}
+
+  /** Sent by a running handler: journal a step result before the handler goes on. */
+  public record RecordStep(String name, JsonNode value, ActorRef<Done> replyTo) implements Command {}
+
+  /** A run of the handler ended (local only: it never leaves this node). */
+  private record RunFinished(int round, RunOutcome outcome, ActorRef<Reply> replyTo)
+      implements Command, NoSerializationVerificationNeeded {}
+
+  // --- replies --------------------------------------------------------------------------
+
+  public sealed interface Reply extends CborSerializable {}
+
+  /** The call waits for answers to {@code questions}, the questions of {@code round}. */
+  public record Asked(int round, List<AskedQuestion> questions) implements Reply {}
+
+  /** The call ended with this wire {@code CallToolResult}. */
+  public record Finished(ObjectNode result) implements Reply {}
+
+  /** The request is refused (or the call ended) with a JSON-RPC error. */
+  public record Rejected(ErrorObject error) implements Reply {}
+
+  // --- state ----------------------------------------------------------------------------
+
+  public sealed interface State {}
+
+  public record Empty() implements State {}
+
+  /**
+   * Waiting for the answers of {@code round}. {@code outcomes} holds what every earlier round
+   * ended with, so a repeated retry gets the same answer.
+   */
+  public record Awaiting(
+      CallStarted call, int round, List<AskedQuestion> questions, CallHistory history,
+      Map<Integer, Reply> outcomes) implements State {}
+
+  public record Ended(CallStarted call, int round, Reply outcome, Map<Integer, Reply> outcomes) implements State {}
+
+  // --- behaviour ------------------------------------------------------------------------
+
+  private final ActorContext<Command> context;
+  private final McpServerDefinition server;
+  private final ReplayEngine engine;
+  private final Executor toolExecutor;
+  private final Duration stepTimeout;
+  /** True while a handler run is in flight; not journaled: a crash simply ends the run. */
+  private boolean running;
+
+  private ToolCallEntity(
+      ActorContext<Command> context, PersistenceId persistenceId, McpServerDefinition server,
+      ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
+    super(persistenceId);
+    this.context = context;
+    this.server = server;
+    this.engine = engine;
+    this.toolExecutor = toolExecutor;
+    this.stepTimeout = stepTimeout;
+  }
+
+  public static Behavior<Command> create(
+      String callId, McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
+    return Behaviors.setup(context -> new ToolCallEntity(context,
+        PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), server, engine, toolExecutor, stepTimeout));
+  }
+
+  @Override
+  public State emptyState() {
+    return new Empty();
+  }
+
+  @Override
+  public CommandHandlerWithReply<Command, CallEvent, State> commandHandler() {
+    var builder = newCommandHandlerWithReplyBuilder();
+    builder.forStateType(Empty.class)
+        .onCommand(Start.class, this::onStart)
+        .onCommand(SubmitAnswers.class, (state, command) -> Effect().reply(command.replyTo(), new Rejected(INVALID_STATE)))
+        .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
+        .onCommand(RunFinished.class, (state, command) -> Effect().noReply());
+    builder.forStateType(Awaiting.class)
+        .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), new Asked(state.round(), state.questions())))
+        .onCommand(SubmitAnswers.class, this::onSubmitAnswers)
+        .onCommand(RecordStep.class, this::onRecordStep)
+        .onCommand(RunFinished.class, this::onRunFinished);
+    builder.forStateType(Ended.class)
+        .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), state.outcome()))
+        .onCommand(SubmitAnswers.class, (state, command) ->
+            Effect().reply(command.replyTo(), state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE))))
+        .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
+        .onCommand(RunFinished.class, (state, command) -> Effect().noReply());
+    return builder.build();
+  }
+
+  private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {
+    CallStarted started = new CallStarted("tools/call", command.name(), command.arguments(), command.principal(),
+        command.steps(), command.questions(), java.time.Instant.now());
+    return Effect().persist(started).thenReply(command.replyTo(), s -> new Asked(1, command.questions()));
+  }
+
+  private ReplyEffect<CallEvent, State> onSubmitAnswers(Awaiting state, SubmitAnswers command) {
+    if (running) {
+      return Effect().stash();
+    }
+    if (!state.call().principal().equals(command.principal()) || command.round() > state.round()) {
+      return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
+    }
+    if (command.round() < state.round()) {
+      return Effect().reply(command.replyTo(), state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE)));
+    }
+    Map<String, RecordedAnswer> answers = new LinkedHashMap<>();
+    try {
+      for (AskedQuestion question : state.questions()) {
+        JsonNode response = command.inputResponses().get(question.key());
+        if (response != null) {
+          AnswerValidation.check(question, response);
+          answers.put(question.key(), new RecordedAnswer(question.fingerprint(), response));
+        }
+      }
+    } catch (McpException invalid) {
+      return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
+    }
+    if (answers.isEmpty()) {
+      // Nothing new to go on: ask the same questions again, persist nothing.
+      return Effect().reply(command.replyTo(), new Asked(state.round(), state.questions()));
+    }
+    return Effect().persist(new AnswersReceived(state.round(), answers))
+        .thenRun(updated -> startRun((Awaiting) updated, command))
+        .thenNoReply();
+  }
+
+  private void startRun(Awaiting state, SubmitAnswers command) {
+    ToolDefinition<?> tool = server.tool(state.call().name()).orElse(null);
+    if (tool == null) {
+      command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INVALID_PARAMS,
+          "Unknown tool: " + state.call().name(), null)));
+      return;
+    }
+    running = true;
+    RunEnvironment environment =
+        RunEnvironment.of(command.principal(), ClientCapabilities.of(command.capabilities()));
+    ActorRef<Command> self = context.getSelf();
+    StepJournal journal = (name, value) -> journalStep(self, name, value);
+    // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
+    CompletableFuture<RunOutcome> run = CompletableFuture
+        .supplyAsync(() -> engine.run(tool, state.call().arguments(), environment, state.history(), journal), toolExecutor)
+        .thenCompose(stage -> stage);
+    context.pipeToSelf(run, (outcome, failure) -> new RunFinished(state.round(),
+        outcome != null ? outcome : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
+            "Internal error running the tool", null)),
+        command.replyTo()));
+  }
+
+  private void journalStep(ActorRef<Command> self, String name, JsonNode value) {
+    try {
+      AskPattern.<Command, Done>ask(self, replyTo -> new RecordStep(name, value, replyTo), stepTimeout,
+              context.getSystem().scheduler())
+          .toCompletableFuture().get(stepTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not journal step '" + name + "'", e);
+    }
+  }
+
+  private ReplyEffect<CallEvent, State> onRecordStep(Awaiting state, RecordStep command) {
+    return Effect().persist(new StepRecorded(command.name(), command.value()))
+        .thenReply(command.replyTo(), s -> Done.getInstance());
+  }
+
+  private ReplyEffect<CallEvent, State> onRunFinished(Awaiting state, RunFinished command) {
+    running = false;
+    RunOutcome outcome = command.outcome();
+    if (outcome instanceof RunOutcome.NeedsInput needs) {
+      return Effect().persist(new InputRequested(command.round(), needs.questions()))
+          .thenReply(command.replyTo(), s -> new Asked(command.round() + 1, needs.questions()))
+          .thenUnstashAll();
+    }
+    if (outcome instanceof RunOutcome.Completed completed) {
+      return Effect().persist(new CallCompleted(command.round(), completed.result()))
+          .thenReply(command.replyTo(), s -> new Finished(completed.result()))
+          .thenUnstashAll();
+    }
+    ErrorObject error = ((RunOutcome.Failed) outcome).error();
+    if (error.code() == ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY || error.code() == ErrorCodes.INTERNAL_ERROR) {
+      // Not the call's fault: the round stays open and a retry may succeed.
+      return Effect().reply(command.replyTo(), new Rejected(error)).thenUnstashAll();
+    }
+    return Effect().persist(new CallFailed(command.round(), error))
+        .thenReply(command.replyTo(), s -> new Rejected(error))
+        .thenUnstashAll();
+  }
+
+  @Override
+  public EventHandler<State, CallEvent> eventHandler() {
+    var builder = newEventHandlerBuilder();
+    builder.forStateType(Empty.class)
+        .onEvent(CallStarted.class, (state, event) -> new Awaiting(event, 1, event.questions(),
+            new CallHistory(Map.of(), event.steps()), Map.of()));
+    builder.forStateType(Awaiting.class)
+        .onEvent(AnswersReceived.class, (state, event) -> new Awaiting(state.call(), state.round(), state.questions(),
+            state.history().withAnswers(event.answers()), state.outcomes()))
+        .onEvent(StepRecorded.class, (state, event) -> new Awaiting(state.call(), state.round(), state.questions(),
+            state.history().withSteps(Map.of(event.name(), event.value())), state.outcomes()))
+        .onEvent(InputRequested.class, (state, event) -> new Awaiting(state.call(), event.round() + 1, event.questions(),
+            state.history(), withOutcome(state.outcomes(), event.round(), new Asked(event.round() + 1, event.questions()))))
+        .onEvent(CallCompleted.class, (state, event) -> ended(state, event.round(), new Finished(event.result())))
+        .onEvent(CallFailed.class, (state, event) -> ended(state, event.round(), new Rejected(event.error())));
+    return builder.build();
+  }
+
+  private static Ended ended(Awaiting state, int round, Reply outcome) {
+    return new Ended(state.call(), round, outcome, withOutcome(state.outcomes(), round, outcome));
+  }
+
+  private static Map<Integer, Reply> withOutcome(Map<Integer, Reply> outcomes, int round, Reply outcome) {
+    Map<Integer, Reply> copy = new HashMap<>(outcomes);
+    copy.put(round, outcome);
+    return Map.copyOf(copy);
+  }
+}

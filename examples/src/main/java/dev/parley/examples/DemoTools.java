@@ -1,0 +1,160 @@
+package dev.parley.examples;
+
+import dev.parley.runtime.CallContext;
+import dev.parley.runtime.Description;
+import dev.parley.runtime.ElicitAnswer;
+import dev.parley.runtime.Elicitation;
+import dev.parley.runtime.Elicitation.FormField;
+import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.ToolResult;
+
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/** The seed scenarios of the demo server (DESIGN.md §9), written against the public author API. */
+public final class DemoTools {
+  /** Dates the venue is never free on, so the "taken date" path is easy to try. */
+  static final Set<String> TAKEN_DATES = Set.of("2026-12-24", "2026-12-31");
+  static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP", "CHF");
+
+  private final DemoLedger ledger;
+  private final Supplier<String> paymentBaseUrl;
+
+  /** @param paymentBaseUrl where the payment page is served, e.g. {@code http://127.0.0.1:8080} */
+  public DemoTools(DemoLedger ledger, Supplier<String> paymentBaseUrl) {
+    this.ledger = ledger;
+    this.paymentBaseUrl = paymentBaseUrl;
+  }
+
+  public McpServerDefinition definition() {
+    return McpServerDefinition.builder("parley-demo", "0.1.0")
+        .title("Parley demo")
+        .instructions("Demo tools that ask for input over several rounds: schedule_release, create_invoice, book_venue.")
+        .tool(scheduleRelease())
+        .tool(createInvoice())
+        .tool(bookVenue())
+        .build();
+  }
+
+  public record ScheduleRelease(@Description("The service to release") String service) {}
+
+  // snippet: schedule_release
+  ToolDefinition<ScheduleRelease> scheduleRelease() {
+    return ToolDefinition.tool("schedule_release", ScheduleRelease.class)
+        .title("Schedule a release")
+        .description("Asks for a release window, then schedules the release.")
+        .handler((args, ctx) -> {
+          ElicitAnswer answer = ctx.elicit("window", Elicitation.form("When should " + args.service() + " be released?")
+              .field("window", FormField.string("Release window start", "date-time"))
+              .build());
+          if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
+            return ToolResult.text("No release scheduled for " + args.service() + ": the request was "
+                + describe(answer) + ".");
+          }
+          String window = accepted.string("window");
+          // A journaled step: it runs once, however often the handler is re-run.
+          String ticket = ctx.step("schedule", String.class, () -> {
+            String id = "REL-" + Integer.toHexString((args.service() + window).hashCode() & 0xfffff);
+            ledger.append("release", id + " " + args.service() + " " + window);
+            return id;
+          });
+          return ToolResult.text("Release " + ticket + " of " + args.service() + " scheduled for " + window + ".");
+        });
+  }
+  // end snippet
+
+  public record CreateInvoice(@Description("Who the invoice is for") String client,
+                              @Description("Amount in the invoice currency") double amount) {}
+
+  ToolDefinition<CreateInvoice> createInvoice() {
+    return ToolDefinition.tool("create_invoice", CreateInvoice.class)
+        .title("Create an invoice")
+        .description("Creates an invoice; asks for the currency.")
+        .handler((args, ctx) -> {
+          ElicitAnswer answer = ctx.elicit("currency", Elicitation.form("Which currency should the invoice for "
+                  + args.client() + " use?")
+              .field("currency", FormField.choice("Currency", CURRENCIES).defaultValue("EUR"))
+              .build());
+          if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
+            return ToolResult.text("No invoice created for " + args.client() + ": the request was "
+                + describe(answer) + ".");
+          }
+          String currency = accepted.string("currency");
+          String id = "INV-" + ctx.randomUuid().toString().substring(0, 8);
+          String number = ctx.step("issue", String.class, () -> {
+            ledger.append("invoice", id + " " + args.client() + " " + args.amount() + " " + currency);
+            return id;
+          });
+          return ToolResult.text("Invoice " + number + " for " + args.client() + ": " + args.amount() + " " + currency + ".");
+        });
+  }
+
+  public record BookVenue(@Description("Event date, YYYY-MM-DD") LocalDate date,
+                          @Description("Number of guests") int guests) {}
+
+  ToolDefinition<BookVenue> bookVenue() {
+    return ToolDefinition.tool("book_venue", BookVenue.class)
+        .title("Book the venue")
+        .description("Books the venue: offers another date when the one asked for is taken, takes a deposit "
+            + "on a payment page (URL elicitation), then writes the contract.")
+        .handler(this::bookVenue);
+  }
+
+  private ToolResult bookVenue(BookVenue args, CallContext ctx) {
+    String date = args.date().toString();
+    if (isTaken(date)) {
+      String suggestion = nextFreeDate(args.date());
+      ElicitAnswer answer = ctx.elicit("alternative_date", Elicitation.form(date + " is taken. Which date instead?")
+          .field("date", FormField.string("Event date", "date").defaultValue(suggestion))
+          .build());
+      if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
+        return ToolResult.text("Nothing booked: the date question was " + describe(answer) + ".");
+      }
+      date = accepted.string("date");
+      if (isTaken(date)) {
+        return ToolResult.error("Nothing booked: " + date + " is taken too.");
+      }
+    }
+    // The deposit id is recorded once, so every round points at the same payment page.
+    String depositId = ctx.randomUuid().toString();
+    String url = paymentBaseUrl.get() + "/pay/" + depositId;
+    for (int attempt = 1; !ledger.contains("deposit", depositId); attempt++) {
+      ElicitAnswer answer = ctx.elicit("deposit_" + attempt,
+          Elicitation.url("Pay the 200 EUR deposit for " + date + " on the payment page.", url));
+      if (!(answer instanceof ElicitAnswer.Accepted)) {
+        return ToolResult.text("Nothing booked: the deposit request was " + describe(answer) + ".");
+      }
+    }
+    String bookedDate = date;
+    for (int part = 1; part <= 3; part++) {
+      ctx.progress(part, 3.0, "Writing contract, part " + part + " of 3");
+    }
+    String booking = ctx.step("book", String.class, () -> {
+      String id = "BKG-" + depositId.substring(0, 8);
+      ledger.append("booking", id + " " + bookedDate + " " + args.guests());
+      return id;
+    });
+    return ToolResult.text("Booked " + bookedDate + " for " + args.guests() + " guests (" + booking
+        + "); contract written, deposit received.");
+  }
+
+  private boolean isTaken(String date) {
+    return TAKEN_DATES.contains(date)
+        || ledger.lines().stream().anyMatch(line -> line.startsWith("booking ") && line.contains(" " + date + " "));
+  }
+
+  private String nextFreeDate(LocalDate from) {
+    LocalDate candidate = from.plusDays(1);
+    while (isTaken(candidate.toString())) {
+      candidate = candidate.plusDays(1);
+    }
+    return candidate.toString();
+  }
+
+  private static String describe(ElicitAnswer answer) {
+    return answer instanceof ElicitAnswer.Declined ? "declined" : "cancelled";
+  }
+}

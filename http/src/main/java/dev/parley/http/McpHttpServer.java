@@ -1,0 +1,153 @@
+package dev.parley.http;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.ParleyNode;
+import dev.parley.persistence.JournalDatabase;
+import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.state.RequestStateKey;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.stream.Materializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Boots a Parley server: a {@link ParleyNode} plus the HTTP binding of its MCP endpoint.
+ *
+ * <pre>{@code
+ * McpHttpServer server = McpHttpServer.builder(definition).dataDirectory(Path.of("data")).start();
+ * }</pre>
+ */
+public final class McpHttpServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(McpHttpServer.class);
+
+  private final ParleyNode node;
+  private final ServerBinding binding;
+
+  private McpHttpServer(ParleyNode node, ServerBinding binding) {
+    this.node = node;
+    this.binding = binding;
+  }
+
+  public static Builder builder(McpServerDefinition definition) {
+    return new Builder(definition);
+  }
+
+  public int port() {
+    return binding.localAddress().getPort();
+  }
+
+  public ParleyNode node() {
+    return node;
+  }
+
+  /** Unbinds (in-flight requests get up to 5 s), then stops the node. */
+  @Override
+  public void close() {
+    try {
+      binding.terminate(Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("HTTP unbind did not finish cleanly", e);
+    }
+    node.close();
+  }
+
+  public static final class Builder {
+    private final McpServerDefinition definition;
+    private Config config = ConfigFactory.parseResourcesAnySyntax("application");
+    private Path dataDirectory = Path.of("data");
+    private JournalDatabase database;
+    private Integer port;
+    private PrincipalResolver principals = PrincipalResolver.ANONYMOUS;
+    private final List<Function<ParleyNode, Route>> extraRoutes = new ArrayList<>();
+
+    private Builder(McpServerDefinition definition) {
+      this.definition = definition;
+    }
+
+    /** Application settings (overrides only; reference.conf is added at start). */
+    public Builder config(Config config) {
+      this.config = config;
+      return this;
+    }
+
+    /** Holds the H2 journal (unless another database is set) and the generated state key. */
+    public Builder dataDirectory(Path dataDirectory) {
+      this.dataDirectory = dataDirectory;
+      return this;
+    }
+
+    public Builder database(JournalDatabase database) {
+      this.database = database;
+      return this;
+    }
+
+    /** Overrides {@code parley.http.port}; 0 picks a free port. */
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    public Builder principals(PrincipalResolver principals) {
+      this.principals = principals;
+      return this;
+    }
+
+    /** Serves more routes beside the MCP endpoint on the same binding. */
+    public Builder route(Function<ParleyNode, Route> route) {
+      extraRoutes.add(route);
+      return this;
+    }
+
+    /** Starts the node and binds; blocks until the endpoint accepts requests. */
+    public McpHttpServer start() {
+      JournalDatabase journal = database != null ? database : new JournalDatabase.H2File(dataDirectory);
+      Config effective = ParleyNode.effectiveConfig(config, journal);
+      HttpSettings settings = HttpSettings.from(effective);
+      ParleyNode node = ParleyNode.start("parley", config, journal, definition, stateKeys(effective));
+      try {
+        McpRoutes mcp = new McpRoutes(node.dispatcher(), settings, principals, Materializer.matFromSystem(node.system()));
+        Route route = mcp.route();
+        for (Function<ParleyNode, Route> extra : extraRoutes) {
+          route = route.orElse(extra.apply(node));
+        }
+        ServerBinding binding = Http.get(node.system())
+            .newServerAt(settings.host(), port != null ? port : settings.port())
+            .bind(route)
+            .toCompletableFuture().get(30, TimeUnit.SECONDS);
+        log.info("MCP endpoint at http://{}:{}/{}", settings.host(), binding.localAddress().getPort(), settings.path());
+        return new McpHttpServer(node, binding);
+      } catch (Exception e) {
+        node.close();
+        throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);
+      }
+    }
+
+    /** Configured shared keys, or (standalone) the key kept in the data directory. */
+    private List<RequestStateKey> stateKeys(Config effective) {
+      List<RequestStateKey> keys = new ArrayList<>();
+      for (Config key : effective.getConfigList("parley.request-state.keys")) {
+        keys.add(RequestStateKey.fromBase64(key.getString("id"), key.getString("secret")));
+      }
+      if (!keys.isEmpty()) {
+        return keys;
+      }
+      try {
+        return List.of(RequestStateKey.loadOrCreate(dataDirectory.resolve("request-state.key")));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read or create the requestState key in " + dataDirectory, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,208 @@
+package dev.parley.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.McpDispatcher;
+import dev.parley.actors.McpRequest;
+import dev.parley.runtime.json.Json;
+import dev.parley.runtime.wire.ErrorCodes;
+import dev.parley.runtime.wire.JsonRpc;
+import dev.parley.runtime.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.wire.JsonRpc.Response;
+import dev.parley.runtime.wire.McpException;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Allow;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
+import org.apache.pekko.stream.Materializer;
+
+import java.net.URI;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The single MCP endpoint (Streamable HTTP, 2026-07-28): POST only; Host and Origin checked;
+ * one JSON-RPC message per body; the stateless gate; the standard headers compared with the
+ * body; then the dispatcher, whose reply becomes the HTTP response.
+ */
+public final class McpRoutes extends AllDirectives {
+  private static final long BODY_READ_TIMEOUT_MS = 10_000;
+
+  private final McpDispatcher dispatcher;
+  private final HttpSettings settings;
+  private final PrincipalResolver principals;
+  private final Materializer materializer;
+
+  public McpRoutes(McpDispatcher dispatcher, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
+    this.dispatcher = dispatcher;
+    this.settings = settings;
+    this.principals = principals;
+    this.materializer = materializer;
+  }
+
+  public Route route() {
+    return path(settings.path(), () -> extractRequest(request -> completeWithFuture(handle(request))));
+  }
+
+  /** The whole endpoint as a function; never fails. */
+  CompletionStage<HttpResponse> handle(HttpRequest request) {
+    if (!hostAllowed(request) || !originAllowed(request)) {
+      return done(jsonError(StatusCodes.FORBIDDEN, null,
+          new ErrorObject(ErrorCodes.INVALID_REQUEST, "Forbidden: Host or Origin not allowed", null)));
+    }
+    if (!request.method().equals(HttpMethods.POST)) {
+      return done(HttpResponse.create().withStatus(StatusCodes.METHOD_NOT_ALLOWED)
+          .addHeader(Allow.create(HttpMethods.POST)));
+    }
+    if (!request.entity().getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+      return done(jsonError(StatusCodes.UNSUPPORTED_MEDIA_TYPE, null,
+          new ErrorObject(ErrorCodes.INVALID_REQUEST, "Content-Type must be application/json", null)));
+    }
+    if (!acceptsJson(request)) {
+      return done(jsonError(StatusCodes.NOT_ACCEPTABLE, null,
+          new ErrorObject(ErrorCodes.INVALID_REQUEST, "Accept must allow application/json", null)));
+    }
+    return request.entity().withSizeLimit(settings.maxBodyBytes())
+        .toStrict(BODY_READ_TIMEOUT_MS, materializer)
+        .thenCompose(strict -> handleBody(request, strict.getData().toArray()))
+        .exceptionally(failure -> {
+          Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+          if (cause instanceof EntityStreamSizeException) {
+            return jsonError(StatusCodes.PAYLOAD_TOO_LARGE, null, new ErrorObject(ErrorCodes.INVALID_REQUEST,
+                "Request body exceeds " + settings.maxBodyBytes() + " bytes", null));
+          }
+          return jsonError(StatusCodes.BAD_REQUEST, null,
+              new ErrorObject(ErrorCodes.INVALID_REQUEST, "Could not read the request body", null));
+        });
+  }
+
+  private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body) {
+    JsonRpc.Message message;
+    McpRequest request;
+    try {
+      message = JsonRpc.parse(body);
+      if (message.isNotification()) {
+        // Core 2026-07-28 defines no client notifications over HTTP; accept and ignore.
+        return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
+      }
+      request = McpRequest.from(message, principals.principalOf(http));
+      checkHeaders(http, request);
+    } catch (McpException e) {
+      return done(jsonError(StatusCodes.BAD_REQUEST, JsonRpc.idOf(body), e.toError()));
+    }
+    return dispatcher.dispatch(request).thenApply(response -> json(statusOf(response), response));
+  }
+
+  /** Standard headers must repeat the body (spec §6.2); values compare exactly after trimming. */
+  private static void checkHeaders(HttpRequest http, McpRequest request) {
+    expectHeader(http, "mcp-protocol-version", request.protocolVersion());
+    expectHeader(http, "mcp-method", request.method());
+    String name = switch (request.method()) {
+      case "tools/call", "prompts/get" -> textOrEmpty(request.params().get("name"));
+      case "resources/read" -> textOrEmpty(request.params().get("uri"));
+      default -> null;
+    };
+    if (name != null) {
+      expectHeader(http, "mcp-name", name);
+    }
+  }
+
+  private static void expectHeader(HttpRequest http, String header, String expected) {
+    Optional<String> value = http.getHeader(header).map(HttpHeader::value).map(String::trim);
+    if (value.isEmpty()) {
+      throw new McpException(ErrorCodes.HEADER_MISMATCH, "Missing required header " + header);
+    }
+    if (!value.get().equals(expected)) {
+      throw new McpException(ErrorCodes.HEADER_MISMATCH,
+          "Header " + header + " does not match the request body");
+    }
+  }
+
+  private static String textOrEmpty(JsonNode node) {
+    return node != null && node.isTextual() ? node.asText() : "";
+  }
+
+  /** In-band errors are 200; a few codes have fixed statuses (spec §6.3). */
+  private static StatusCode statusOf(Response response) {
+    if (response.error() == null) {
+      return StatusCodes.OK;
+    }
+    return switch (response.error().code()) {
+      case ErrorCodes.METHOD_NOT_FOUND -> StatusCodes.NOT_FOUND;
+      case ErrorCodes.HEADER_MISMATCH, ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
+          ErrorCodes.UNSUPPORTED_PROTOCOL_VERSION, ErrorCodes.PARSE_ERROR, ErrorCodes.INVALID_REQUEST ->
+          StatusCodes.BAD_REQUEST;
+      default -> StatusCodes.OK;
+    };
+  }
+
+  private boolean hostAllowed(HttpRequest request) {
+    String host = request.getUri().host().address();
+    Optional<HttpHeader> header = request.getHeader("host");
+    if (header.isPresent()) {
+      host = hostWithoutPort(header.get().value().trim());
+    }
+    return settings.allowedHosts().contains(host.toLowerCase(Locale.ROOT));
+  }
+
+  private boolean originAllowed(HttpRequest request) {
+    Optional<HttpHeader> origin = request.getHeader("origin");
+    if (origin.isEmpty()) {
+      return true;
+    }
+    try {
+      String host = URI.create(origin.get().value().trim()).getHost();
+      return host != null && settings.allowedOriginHosts().contains(host.toLowerCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private static String hostWithoutPort(String host) {
+    if (host.startsWith("[")) {
+      int end = host.indexOf(']');
+      return end < 0 ? host : host.substring(0, end + 1);
+    }
+    int colon = host.indexOf(':');
+    return colon < 0 ? host : host.substring(0, colon);
+  }
+
+  private static boolean acceptsJson(HttpRequest request) {
+    Optional<HttpHeader> accept = request.getHeader("accept");
+    if (accept.isEmpty()) {
+      return true;
+    }
+    String value = accept.get().value().toLowerCase(Locale.ROOT);
+    return value.contains("application/json") || value.contains("*/*") || value.contains("application/*");
+  }
+
+  private static HttpResponse jsonError(StatusCode status, JsonNode id, ErrorObject error) {
+    return json(status, Response.error(id, error));
+  }
+
+  private static HttpResponse json(StatusCode status, Object body) {
+    byte[] bytes;
+    try {
+      bytes = Json.MAPPER.writeValueAsBytes(body);
+    } catch (Exception e) {
+      status = StatusCodes.INTERNAL_SERVER_ERROR;
+      bytes = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Internal error\"}}".getBytes();
+    }
+    return HttpResponse.create().withStatus(status).withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
+  }
+
+  private static <T> CompletionStage<T> done(T value) {
+    return CompletableFuture.completedFuture(value);
+  }
+}

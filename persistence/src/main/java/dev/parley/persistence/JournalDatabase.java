@@ -1,0 +1,106 @@
+package dev.parley.persistence;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+
+/** Where the journal lives: an embedded H2 file (the default) or a shared PostgreSQL. */
+public sealed interface JournalDatabase {
+
+  String jdbcUrl();
+
+  String user();
+
+  String password();
+
+  /** The Slick profile object pekko-persistence-jdbc uses for this database. */
+  String slickProfile();
+
+  String driver();
+
+  /** The DDL script (from this module's resources) that creates the journal tables. */
+  String schemaResource();
+
+  /** Configuration that points pekko-persistence-jdbc's shared database at this one. */
+  default Config config() {
+    String db = "pekko-persistence-jdbc.shared-databases.slick.";
+    return ConfigFactory.parseMap(Map.of(
+        db + "profile", slickProfile(),
+        db + "db.url", jdbcUrl(),
+        db + "db.driver", driver(),
+        db + "db.user", user(),
+        db + "db.password", password()));
+  }
+
+  /**
+   * An H2 file database in {@code directory}. {@code WRITE_DELAY=0} makes every commit reach the
+   * file before it is acknowledged, so a SIGKILL loses nothing that was answered.
+   */
+  record H2File(Path directory) implements JournalDatabase {
+    public H2File {
+      Objects.requireNonNull(directory, "directory");
+    }
+
+    @Override
+    public String jdbcUrl() {
+      return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("journal")
+          + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0";
+    }
+
+    @Override
+    public String user() {
+      return "sa";
+    }
+
+    @Override
+    public String password() {
+      return "";
+    }
+
+    @Override
+    public String slickProfile() {
+      return "slick.jdbc.H2Profile$";
+    }
+
+    @Override
+    public String driver() {
+      return "org.h2.Driver";
+    }
+
+    @Override
+    public String schemaResource() {
+      return "parley/schema/h2.sql";
+    }
+  }
+
+  record Postgres(String jdbcUrl, String user, String password) implements JournalDatabase {
+    public Postgres {
+      Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+      Objects.requireNonNull(user, "user");
+      Objects.requireNonNull(password, "password");
+    }
+
+    @Override
+    public String slickProfile() {
+      return "slick.jdbc.PostgresProfile$";
+    }
+
+    @Override
+    public String driver() {
+      return "org.postgresql.Driver";
+    }
+
+    @Override
+    public String schemaResource() {
+      return "parley/schema/postgres.sql";
+    }
+
+    @Override
+    public String toString() {
+      return "Postgres[" + jdbcUrl + ", user=" + user + "]";
+    }
+  }
+}

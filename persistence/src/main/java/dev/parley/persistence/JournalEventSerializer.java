@@ -1,0 +1,68 @@
+package dev.parley.persistence;
+
+import dev.parley.runtime.json.Json;
+import org.apache.pekko.serialization.SerializerWithStringManifest;
+
+import java.io.IOException;
+import java.io.NotSerializableException;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * JSON serializer for journal events with stable type names as manifests. Renaming or moving
+ * an event class changes nothing stored; changing an event's meaning needs a new name.
+ */
+public final class JournalEventSerializer extends SerializerWithStringManifest {
+  /** Registered in reference.conf; never change it, stored rows refer to it. */
+  public static final int IDENTIFIER = 7_210_001;
+
+  private static final Map<Class<?>, String> NAMES = Map.of(
+      CallEvent.CallStarted.class, "parley.call.started.v1",
+      CallEvent.AnswersReceived.class, "parley.call.answers-received.v1",
+      CallEvent.StepRecorded.class, "parley.call.step-recorded.v1",
+      CallEvent.InputRequested.class, "parley.call.input-requested.v1",
+      CallEvent.CallCompleted.class, "parley.call.completed.v1",
+      CallEvent.CallFailed.class, "parley.call.failed.v1");
+
+  private static final Map<String, Class<?>> TYPES = NAMES.entrySet().stream()
+      .collect(Collectors.toMap(Map.Entry::getValue, Map.Entry::getKey));
+
+  @Override
+  public int identifier() {
+    return IDENTIFIER;
+  }
+
+  @Override
+  public String manifest(Object event) {
+    String name = NAMES.get(event.getClass());
+    if (name == null) {
+      throw new IllegalArgumentException("no stable type name for " + event.getClass().getName());
+    }
+    return name;
+  }
+
+  @Override
+  public byte[] toBinary(Object event) {
+    manifest(event);
+    try {
+      return Json.MAPPER.writeValueAsBytes(event);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot serialize " + event.getClass().getName(), e);
+    }
+  }
+
+  @Override
+  public Object fromBinary(byte[] bytes, String manifest) throws NotSerializableException {
+    Class<?> type = TYPES.get(manifest);
+    if (type == null) {
+      throw new NotSerializableException("unknown journal event type '" + manifest + "'");
+    }
+    try {
+      return Json.MAPPER.readValue(bytes, type);
+    } catch (IOException e) {
+      NotSerializableException failure = new NotSerializableException("corrupt '" + manifest + "' event: " + e.getMessage());
+      failure.initCause(e);
+      throw failure;
+    }
+  }
+}

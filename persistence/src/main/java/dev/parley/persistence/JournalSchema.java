@@ -1,0 +1,54 @@
+package dev.parley.persistence;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Creates the journal tables: an explicit, idempotent migration step. Every statement is
+ * written to be re-runnable ({@code IF NOT EXISTS}), so any SQL error is a real one and fails
+ * loudly instead of being swallowed.
+ */
+public final class JournalSchema {
+  private static final Logger log = LoggerFactory.getLogger(JournalSchema.class);
+
+  private JournalSchema() {}
+
+  public static void create(JournalDatabase database) {
+    List<String> statements = statements(database.schemaResource());
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+         Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(true);
+      for (String sql : statements) {
+        statement.execute(sql);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("creating the journal schema on " + database + " failed: " + e.getMessage(), e);
+    }
+    log.info("journal schema ready on {}", database);
+  }
+
+  static List<String> statements(String resource) {
+    try (InputStream in = JournalSchema.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing schema resource " + resource);
+      }
+      String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return Arrays.stream(script.split(";"))
+          .map(s -> s.lines().filter(line -> !line.trim().startsWith("--")).reduce("", (a, b) -> a + "\n" + b).trim())
+          .filter(s -> !s.isEmpty())
+          .toList();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + resource, e);
+    }
+  }
+}

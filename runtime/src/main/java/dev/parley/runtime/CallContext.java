@@ -1,0 +1,48 @@
+package dev.parley.runtime;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * What a tool handler sees of its call. A handler is re-run from the top on every round and
+ * after a failover; everything here that is not plain input is recorded the first time and
+ * replayed afterwards (see the determinism contract in the README).
+ */
+public interface CallContext {
+
+  /**
+   * Asks the user one question. Returns the recorded answer; with none recorded yet the round
+   * ends here and the client is sent {@code input_required}. Keys are unique within a call.
+   */
+  ElicitAnswer elicit(String key, Elicitation question);
+
+  /** Asks several questions in one round; returns the answers in the order asked. */
+  Map<String, ElicitAnswer> elicitAll(Map<String, ? extends Elicitation> questions);
+
+  /**
+   * Runs {@code action} once for the whole call, journals its result, and returns the journaled
+   * result on every later run. Side effects (charging a card, sending a mail) belong in steps.
+   * {@code name} must be unique within the call; {@code type} must round-trip through JSON.
+   */
+  <T> T step(String name, Class<T> type, Supplier<T> action);
+
+  /** The current time, recorded once per call site order, so re-runs see the same instant. */
+  Instant now();
+
+  /** A random UUID, recorded like {@link #now()}. */
+  UUID randomUuid();
+
+  /** Reports progress; a no-op when the client did not ask for progress. */
+  void progress(double done, Double total, String message);
+
+  /** True once the client has gone away (it closed the stream) or the call was cancelled. */
+  boolean isCancelled();
+
+  /** The authenticated principal the call runs for. */
+  String principal();
+
+  /** What this round's request declared it can answer. */
+  ClientCapabilities clientCapabilities();
+}

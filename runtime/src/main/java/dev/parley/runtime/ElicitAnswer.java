@@ -1,0 +1,49 @@
+package dev.parley.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.json.Json;
+
+/**
+ * The user's answer to an elicitation. All three outcomes are normal: a handler decides what a
+ * decline or a cancel means for its call.
+ */
+public sealed interface ElicitAnswer {
+
+  /** The user accepted; {@code content} holds the form values (empty for URL mode). */
+  record Accepted(ObjectNode content) implements ElicitAnswer {
+    public String string(String field) {
+      JsonNode value = content.get(field);
+      return value == null || value.isNull() ? null : value.asText();
+    }
+
+    public long integer(String field) {
+      return content.path(field).asLong();
+    }
+
+    public double number(String field) {
+      return content.path(field).asDouble();
+    }
+
+    public boolean bool(String field) {
+      return content.path(field).asBoolean();
+    }
+
+    public <T> T as(Class<T> type) {
+      return Json.MAPPER.convertValue(content, type);
+    }
+  }
+
+  record Declined() implements ElicitAnswer {}
+
+  record Cancelled() implements ElicitAnswer {}
+
+  /** Reads an {@code ElicitResult} the client sent, already validated against its question. */
+  static ElicitAnswer fromWire(JsonNode result) {
+    return switch (result.path("action").asText()) {
+      case "accept" -> new Accepted(result.get("content") instanceof ObjectNode o ? o : Json.object());
+      case "decline" -> new Declined();
+      default -> new Cancelled();
+    };
+  }
+}

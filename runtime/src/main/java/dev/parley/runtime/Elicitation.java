@@ -1,0 +1,180 @@
+package dev.parley.runtime;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.json.Json;
+import dev.parley.runtime.wire.Mrtr.InputRequest;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/** A question for the user, sent as an {@code elicitation/create} input request (spec §4). */
+public sealed interface Elicitation {
+
+  /** The wire input request this question becomes. */
+  InputRequest toInputRequest();
+
+  /** Whether the request's client declared the capability this question needs. */
+  boolean supportedBy(ClientCapabilities capabilities);
+
+  /** The capability object to name in a -32021 error when it is missing. */
+  ObjectNode requiredCapability();
+
+  static Form.Builder form(String message) {
+    return new Form.Builder(message);
+  }
+
+  /** URL mode: the user opens {@code url} out of band; {@code accept} only means they agreed to. */
+  static Url url(String message, String url) {
+    return new Url(message, url);
+  }
+
+  /** Form mode: a flat object of primitive fields. */
+  record Form(String message, ObjectNode requestedSchema) implements Elicitation {
+    public Form {
+      Objects.requireNonNull(message, "message");
+      Objects.requireNonNull(requestedSchema, "requestedSchema");
+    }
+
+    @Override
+    public InputRequest toInputRequest() {
+      ObjectNode params = Json.object().put("mode", "form").put("message", message);
+      params.set("requestedSchema", requestedSchema);
+      return new InputRequest(InputRequest.ELICIT, params);
+    }
+
+    @Override
+    public boolean supportedBy(ClientCapabilities capabilities) {
+      return capabilities.elicitationForm();
+    }
+
+    @Override
+    public ObjectNode requiredCapability() {
+      ObjectNode required = Json.object();
+      required.putObject("elicitation").putObject("form");
+      return required;
+    }
+
+    public static final class Builder {
+      private final String message;
+      private final Map<String, FormField> fields = new LinkedHashMap<>();
+
+      private Builder(String message) {
+        this.message = message;
+      }
+
+      public Builder field(String name, FormField field) {
+        fields.put(name, field);
+        return this;
+      }
+
+      public Form build() {
+        ObjectNode schema = Json.object().put("type", "object");
+        ObjectNode properties = schema.putObject("properties");
+        ArrayNode required = Json.MAPPER.createArrayNode();
+        fields.forEach((name, field) -> {
+          properties.set(name, field.schema());
+          if (field.required()) {
+            required.add(name);
+          }
+        });
+        if (!required.isEmpty()) {
+          schema.set("required", required);
+        }
+        return new Form(message, schema);
+      }
+    }
+  }
+
+  record Url(String message, String url) implements Elicitation {
+    public Url {
+      Objects.requireNonNull(message, "message");
+      Objects.requireNonNull(url, "url");
+    }
+
+    @Override
+    public InputRequest toInputRequest() {
+      return new InputRequest(InputRequest.ELICIT,
+          Json.object().put("mode", "url").put("message", message).put("url", url));
+    }
+
+    @Override
+    public boolean supportedBy(ClientCapabilities capabilities) {
+      return capabilities.elicitationUrl();
+    }
+
+    @Override
+    public ObjectNode requiredCapability() {
+      ObjectNode required = Json.object();
+      required.putObject("elicitation").putObject("url");
+      return required;
+    }
+  }
+
+  /** One primitive field of a form (spec §4.1 {@code PrimitiveSchemaDefinition}); immutable. */
+  record FormField(ObjectNode schema, boolean required) {
+
+    public static FormField string(String title) {
+      return of("string", title);
+    }
+
+    /** A string with a {@code format}: {@code email}, {@code uri}, {@code date} or {@code date-time}. */
+    public static FormField string(String title, String format) {
+      return new FormField(of("string", title).schema().put("format", format), true);
+    }
+
+    public static FormField integer(String title) {
+      return of("integer", title);
+    }
+
+    public static FormField number(String title) {
+      return of("number", title);
+    }
+
+    public static FormField bool(String title) {
+      return of("boolean", title);
+    }
+
+    /** A single choice among {@code values}. */
+    public static FormField choice(String title, List<String> values) {
+      ObjectNode schema = of("string", title).schema();
+      ArrayNode choices = schema.putArray("enum");
+      values.forEach(choices::add);
+      return new FormField(schema, true);
+    }
+
+    private static FormField of(String type, String title) {
+      return new FormField(Json.object().put("type", type).put("title", title), true);
+    }
+
+    public FormField description(String description) {
+      return new FormField(schema.deepCopy().put("description", description), required);
+    }
+
+    public FormField defaultValue(String value) {
+      return new FormField(schema.deepCopy().put("default", value), required);
+    }
+
+    public FormField defaultValue(long value) {
+      return new FormField(schema.deepCopy().put("default", value), required);
+    }
+
+    public FormField defaultValue(boolean value) {
+      return new FormField(schema.deepCopy().put("default", value), required);
+    }
+
+    public FormField minimum(long minimum) {
+      return new FormField(schema.deepCopy().put("minimum", minimum), required);
+    }
+
+    public FormField maximum(long maximum) {
+      return new FormField(schema.deepCopy().put("maximum", maximum), required);
+    }
+
+    public FormField optional() {
+      return new FormField(schema, false);
+    }
+  }
+}

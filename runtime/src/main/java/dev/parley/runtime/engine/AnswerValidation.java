@@ -1,0 +1,51 @@
+package dev.parley.runtime.engine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.Schema;
+import dev.parley.runtime.schema.JsonSchemas;
+import dev.parley.runtime.wire.McpException;
+import dev.parley.runtime.wire.Mrtr.InputRequest;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Checks one {@code inputResponses} entry against the question it answers, before anything is
+ * persisted. A bad answer is refused with -32602 naming the key and the problem; the client
+ * can correct it and retry with the same {@code requestState}.
+ */
+public final class AnswerValidation {
+  private static final Set<String> ACTIONS = Set.of("accept", "decline", "cancel");
+
+  private AnswerValidation() {}
+
+  public static void check(AskedQuestion question, JsonNode response) {
+    String key = question.key();
+    if (response == null || !response.isObject()) {
+      throw McpException.invalidParams("inputResponses['" + key + "'] must be an object");
+    }
+    InputRequest request = question.request();
+    if (!InputRequest.ELICIT.equals(request.method())) {
+      return;
+    }
+    String action = response.path("action").asText(null);
+    if (action == null || !ACTIONS.contains(action)) {
+      throw McpException.invalidParams(
+          "inputResponses['" + key + "'].action must be one of accept, decline, cancel");
+    }
+    boolean formMode = !"url".equals(request.params().path("mode").asText("form"));
+    if (!formMode || !"accept".equals(action)) {
+      return;
+    }
+    JsonNode content = response.get("content");
+    if (content == null || !content.isObject()) {
+      throw McpException.invalidParams("inputResponses['" + key + "'].content must be an object when action is accept");
+    }
+    Schema schema = JsonSchemas.compile(request.params().get("requestedSchema"));
+    List<String> problems = JsonSchemas.problems(schema, content);
+    if (!problems.isEmpty()) {
+      throw McpException.invalidParams("inputResponses['" + key + "'] does not match the requested schema: "
+          + String.join("; ", problems));
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package dev.parley.runtime.engine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.CallContext;
+import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.ElicitAnswer;
+import dev.parley.runtime.Elicitation;
+import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.ToolResult;
+import dev.parley.runtime.json.Json;
+import dev.parley.runtime.wire.ErrorCodes;
+import dev.parley.runtime.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.wire.McpException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * Runs a tool handler from the top against a recorded history (the determinism contract):
+ * recorded answers and step results are replayed, the first unanswered question ends the run.
+ */
+public final class ReplayEngine {
+  private static final Logger log = LoggerFactory.getLogger(ReplayEngine.class);
+  private static final String RESERVED_STEP_PREFIX = "parley.";
+
+  private final Executor toolExecutor;
+
+  /** @param toolExecutor the bounded executor blocking handlers run on */
+  public ReplayEngine(Executor toolExecutor) {
+    this.toolExecutor = toolExecutor;
+  }
+
+  /**
+   * One run. Blocking handlers run on the tool executor; async handlers on the calling thread.
+   * The returned stage never fails: every ending is a {@link RunOutcome}.
+   */
+  public <A> CompletionStage<RunOutcome> run(
+      ToolDefinition<A> tool, JsonNode arguments, RunEnvironment environment, CallHistory history,
+      StepJournal journal) {
+    RunContext context = new RunContext(environment, history, journal);
+    A typedArguments;
+    try {
+      typedArguments = tool.argumentsType() == ObjectNode.class
+          ? tool.argumentsType().cast(arguments == null ? Json.object() : arguments)
+          : Json.MAPPER.treeToValue(arguments == null ? Json.object() : arguments, tool.argumentsType());
+    } catch (Exception e) {
+      return CompletableFuture.completedFuture(new RunOutcome.Completed(
+          ToolResult.error("Invalid arguments for tool " + tool.name() + ": " + e.getMessage()).toWire()));
+    }
+    CompletableFuture<ToolResult> result;
+    if (tool.blockingHandler() != null) {
+      result = CompletableFuture.supplyAsync(() -> {
+        try {
+          return tool.blockingHandler().handle(typedArguments, context);
+        } catch (RuntimeException | Error e) {
+          throw e;
+        } catch (Exception e) {
+          throw new CompletionException(e);
+        }
+      }, toolExecutor);
+    } else {
+      try {
+        result = tool.asyncHandler().handle(typedArguments, context).toCompletableFuture();
+      } catch (Throwable t) {
+        result = CompletableFuture.failedFuture(t);
+      }
+    }
+    return result.handle((value, failure) -> outcome(tool.name(), context, value, failure));
+  }
+
+  private static RunOutcome outcome(String toolName, RunContext context, ToolResult value, Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause == null) {
+      if (value == null) {
+        return new RunOutcome.Completed(ToolResult.error("Tool " + toolName + " returned no result").toWire());
+      }
+      return new RunOutcome.Completed(value.toWire());
+    }
+    if (cause instanceof RoundEnds ends) {
+      return new RunOutcome.NeedsInput(ends.questions, context.newSteps);
+    }
+    if (cause instanceof MissingCapability missing) {
+      ObjectNode data = Json.object();
+      data.set("requiredCapabilities", missing.required);
+      return new RunOutcome.Failed(new ErrorObject(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
+          "Missing required client capability", data));
+    }
+    if (cause instanceof McpException mcp) {
+      return new RunOutcome.Failed(mcp.toError());
+    }
+    log.warn("tool {} failed", toolName, cause);
+    return new RunOutcome.Completed(
+        ToolResult.error("Tool " + toolName + " failed: " + cause.getMessage()).toWire());
+  }
+
+  /**
+   * Ends a run at its first unanswered question. An {@link Error}, so that a handler's
+   * {@code catch (Exception e)} cannot swallow it.
+   */
+  private static final class RoundEnds extends Error {
+    final List<AskedQuestion> questions;
+
+    RoundEnds(List<AskedQuestion> questions) {
+      super(null, null, false, false);
+      this.questions = questions;
+    }
+  }
+
+  /** Ends a run that must ask something the client cannot answer. */
+  private static final class MissingCapability extends Error {
+    final ObjectNode required;
+
+    MissingCapability(ObjectNode required) {
+      super(null, null, false, false);
+      this.required = required;
+    }
+  }
+
+  private static final class RunContext implements CallContext {
+    private final RunEnvironment environment;
+    private final CallHistory history;
+    private final StepJournal journal;
+    private final Map<String, JsonNode> newSteps = new LinkedHashMap<>();
+    private int nowCount;
+    private int uuidCount;
+
+    RunContext(RunEnvironment environment, CallHistory history, StepJournal journal) {
+      this.environment = environment;
+      this.history = history;
+      this.journal = journal;
+    }
+
+    @Override
+    public ElicitAnswer elicit(String key, Elicitation question) {
+      return elicitAll(Map.of(key, question)).get(key);
+    }
+
+    @Override
+    public Map<String, ElicitAnswer> elicitAll(Map<String, ? extends Elicitation> questions) {
+      Map<String, ElicitAnswer> answers = new LinkedHashMap<>();
+      List<AskedQuestion> unanswered = new ArrayList<>();
+      questions.forEach((key, question) -> {
+        AskedQuestion asked = AskedQuestion.of(key, question.toInputRequest());
+        CallHistory.RecordedAnswer recorded = history.answers().get(key);
+        if (recorded != null && recorded.fingerprint().equals(asked.fingerprint())) {
+          answers.put(key, ElicitAnswer.fromWire(recorded.response()));
+          return;
+        }
+        if (recorded != null) {
+          log.warn("question '{}' changed since it was answered; asking it again", key);
+        }
+        if (!question.supportedBy(environment.capabilities())) {
+          throw new MissingCapability(question.requiredCapability());
+        }
+        unanswered.add(asked);
+      });
+      if (!unanswered.isEmpty()) {
+        throw new RoundEnds(unanswered);
+      }
+      return answers;
+    }
+
+    @Override
+    public <T> T step(String name, Class<T> type, Supplier<T> action) {
+      if (name.startsWith(RESERVED_STEP_PREFIX)) {
+        throw new IllegalArgumentException("step names starting with '" + RESERVED_STEP_PREFIX + "' are reserved");
+      }
+      return recordedStep(name, type, action);
+    }
+
+    private <T> T recordedStep(String name, Class<T> type, Supplier<T> action) {
+      JsonNode recorded = history.steps().get(name);
+      if (recorded == null) {
+        if (newSteps.containsKey(name)) {
+          throw new IllegalStateException("step '" + name + "' ran twice in one call; step names must be unique");
+        }
+        recorded = Json.tree(action.get());
+        journal.record(name, recorded);
+        newSteps.put(name, recorded);
+      }
+      try {
+        return Json.MAPPER.treeToValue(recorded, type);
+      } catch (Exception e) {
+        throw new IllegalStateException("journaled result of step '" + name + "' is not a " + type.getName(), e);
+      }
+    }
+
+    @Override
+    public Instant now() {
+      return Instant.parse(recordedStep("parley.now." + nowCount++, String.class, () -> Instant.now().toString()));
+    }
+
+    @Override
+    public UUID randomUuid() {
+      return UUID.fromString(recordedStep("parley.uuid." + uuidCount++, String.class, () -> UUID.randomUUID().toString()));
+    }
+
+    @Override
+    public void progress(double done, Double total, String message) {
+      environment.progress().progress(done, total, message);
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return environment.cancelled().getAsBoolean();
+    }
+
+    @Override
+    public String principal() {
+      return environment.principal();
+    }
+
+    @Override
+    public ClientCapabilities clientCapabilities() {
+      return environment.capabilities();
+    }
+  }
+}

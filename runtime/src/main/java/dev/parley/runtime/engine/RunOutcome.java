@@ -1,0 +1,28 @@
+package dev.parley.runtime.engine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.wire.JsonRpc.ErrorObject;
+
+import java.util.List;
+import java.util.Map;
+
+/** How one run of a handler over a history ended. */
+public sealed interface RunOutcome {
+
+  /** The handler returned; {@code result} is the wire {@code CallToolResult}. */
+  record Completed(ObjectNode result) implements RunOutcome {}
+
+  /**
+   * The handler asked questions its history cannot answer. {@code newSteps} are the steps this
+   * run performed, in order, for a caller that journals them afterwards.
+   */
+  record NeedsInput(List<AskedQuestion> questions, Map<String, JsonNode> newSteps) implements RunOutcome {
+    public NeedsInput {
+      questions = List.copyOf(questions);
+    }
+  }
+
+  /** The call ends with a JSON-RPC error (the handler threw an {@code McpException}, or -32021). */
+  record Failed(ErrorObject error) implements RunOutcome {}
+}
