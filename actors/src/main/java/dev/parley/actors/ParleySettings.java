@@ -12,7 +12,16 @@ public record ParleySettings(
     Duration stepTimeout,
     int listPageSize,
     long listTtlMs,
-    String listCacheScope) {
+    String listCacheScope,
+    Duration retentionAfter,
+    Duration retentionInterval) {
+
+  public ParleySettings {
+    if (retentionAfter.compareTo(requestStateLifetime) < 0) {
+      throw new IllegalArgumentException("parley.retention.after (" + retentionAfter
+          + ") must not be shorter than parley.request-state.lifetime (" + requestStateLifetime + ")");
+    }
+  }
 
   public static ParleySettings from(Config config) {
     Config parley = config.getConfig("parley");
@@ -23,6 +32,8 @@ public record ParleySettings(
         parley.getDuration("step-timeout"),
         parley.getInt("lists.page-size"),
         parley.getDuration("lists.ttl").toMillis(),
-        parley.getString("lists.cache-scope"));
+        parley.getString("lists.cache-scope"),
+        parley.getDuration("retention.after"),
+        parley.getDuration("retention.interval"));
   }
 }

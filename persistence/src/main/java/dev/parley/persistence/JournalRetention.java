@@ -1,0 +1,66 @@
+package dev.parley.persistence;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * Keeps the journal from growing without bound: deletes every call whose last event is older
+ * than the retention time. Such a call has either ended, or waited longer than any
+ * {@code requestState} lives, so no retry can reach it any more; this is why the retention
+ * time may not be shorter than the state lifetime.
+ */
+public final class JournalRetention {
+  private static final Logger log = LoggerFactory.getLogger(JournalRetention.class);
+
+  private final JournalDatabase database;
+  private final String persistenceIdPrefix;
+  private final Duration retention;
+  private final Clock clock;
+
+  /** @param persistenceIdPrefix e.g. {@code "ToolCall|"}: only these entities are purged */
+  public JournalRetention(JournalDatabase database, String persistenceIdPrefix, Duration retention, Clock clock) {
+    this.database = database;
+    this.persistenceIdPrefix = persistenceIdPrefix;
+    this.retention = retention;
+    this.clock = clock;
+  }
+
+  /** Deletes the events (and snapshots) of expired calls; returns how many events went. */
+  public int purge() {
+    long cutoff = clock.millis() - retention.toMillis();
+    String id = quote("persistence_id");
+    String expired = "SELECT " + id + " FROM " + quote("event_journal") + " WHERE " + id + " LIKE ? GROUP BY "
+        + id + " HAVING MAX(" + quote("write_timestamp") + ") < ?";
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+         PreparedStatement snapshots = connection.prepareStatement(
+             "DELETE FROM " + quote("snapshot") + " WHERE " + id + " IN (" + expired + ")");
+         PreparedStatement events = connection.prepareStatement(
+             "DELETE FROM " + quote("event_journal") + " WHERE " + id + " IN (" + expired + ")")) {
+      snapshots.setString(1, persistenceIdPrefix + "%");
+      snapshots.setLong(2, cutoff);
+      snapshots.executeUpdate();
+      events.setString(1, persistenceIdPrefix + "%");
+      events.setLong(2, cutoff);
+      int deleted = events.executeUpdate();
+      if (deleted > 0) {
+        log.info("retention removed {} journal events of calls idle since before {}", deleted,
+            java.time.Instant.ofEpochMilli(cutoff));
+      }
+      return deleted;
+    } catch (SQLException e) {
+      throw new IllegalStateException("journal retention failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** H2's tables were created with quoted lower-case names; PostgreSQL folds to lower case anyway. */
+  private String quote(String name) {
+    return database instanceof JournalDatabase.H2File ? "\"" + name + "\"" : name;
+  }
+}
