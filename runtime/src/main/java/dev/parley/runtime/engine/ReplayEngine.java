@@ -9,6 +9,7 @@ import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 import dev.parley.runtime.json.Json;
+import dev.parley.runtime.schema.JsonSchemas;
 import dev.parley.runtime.wire.ErrorCodes;
 import dev.parley.runtime.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.wire.McpException;
@@ -24,7 +25,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -50,26 +53,38 @@ public final class ReplayEngine {
       ToolDefinition<A> tool, JsonNode arguments, RunEnvironment environment, CallHistory history,
       StepJournal journal) {
     RunContext context = new RunContext(environment, history, journal);
+    JsonNode given = arguments == null ? Json.object() : arguments;
     A typedArguments;
     try {
+      // The advertised input schema is the contract: arguments that break it never reach the handler.
+      List<String> problems = JsonSchemas.problems(tool.compiledInputSchema(), given);
+      if (!problems.isEmpty()) {
+        throw new IllegalArgumentException(String.join("; ", problems));
+      }
       typedArguments = tool.argumentsType() == ObjectNode.class
-          ? tool.argumentsType().cast(arguments == null ? Json.object() : arguments)
-          : Json.MAPPER.treeToValue(arguments == null ? Json.object() : arguments, tool.argumentsType());
+          ? tool.argumentsType().cast(given)
+          : Json.MAPPER.treeToValue(given, tool.argumentsType());
     } catch (Exception e) {
       return CompletableFuture.completedFuture(new RunOutcome.Completed(
           ToolResult.error("Invalid arguments for tool " + tool.name() + ": " + e.getMessage()).toWire()));
     }
     CompletableFuture<ToolResult> result;
     if (tool.blockingHandler() != null) {
-      result = CompletableFuture.supplyAsync(() -> {
-        try {
-          return tool.blockingHandler().handle(typedArguments, context);
-        } catch (RuntimeException | Error e) {
-          throw e;
-        } catch (Exception e) {
-          throw new CompletionException(e);
-        }
-      }, toolExecutor);
+      try {
+        result = CompletableFuture.supplyAsync(() -> {
+          try {
+            return tool.blockingHandler().handle(typedArguments, context);
+          } catch (RuntimeException | Error e) {
+            throw e;
+          } catch (Exception e) {
+            throw new CompletionException(e);
+          }
+        }, toolExecutor);
+      } catch (RejectedExecutionException e) {
+        log.warn("tool executor refused a run of tool {}", tool.name(), e);
+        return CompletableFuture.completedFuture(new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
+            "Server busy: the tool executor is full", null)));
+      }
     } else {
       try {
         result = tool.asyncHandler().handle(typedArguments, context).toCompletableFuture();
@@ -85,6 +100,11 @@ public final class ReplayEngine {
     while (cause instanceof CompletionException && cause.getCause() != null) {
       cause = cause.getCause();
     }
+    if (context.ending != null) {
+      // The run reached an unanswered question (or one the client cannot answer). Whatever the
+      // handler made of that afterwards (a catch (Throwable), an exceptionally(...)) is not an outcome.
+      cause = context.ending;
+    }
     if (cause == null) {
       if (value == null) {
         return new RunOutcome.Completed(ToolResult.error("Tool " + toolName + " returned no result").toWire());
@@ -92,7 +112,9 @@ public final class ReplayEngine {
       return new RunOutcome.Completed(value.toWire());
     }
     if (cause instanceof RoundEnds ends) {
-      return new RunOutcome.NeedsInput(ends.questions, context.newSteps);
+      synchronized (context.newSteps) {
+        return new RunOutcome.NeedsInput(ends.questions, new LinkedHashMap<>(context.newSteps));
+      }
     }
     if (cause instanceof MissingCapability missing) {
       ObjectNode data = Json.object();
@@ -136,6 +158,9 @@ public final class ReplayEngine {
     private final CallHistory history;
     private final StepJournal journal;
     private final Map<String, JsonNode> newSteps = new LinkedHashMap<>();
+    private final Map<String, String> askedThisRun = new ConcurrentHashMap<>();
+    /** The first round ending this run hit; set before it is thrown, read when the run is over. */
+    private volatile Error ending;
     private int nowCount;
     private int uuidCount;
 
@@ -152,10 +177,17 @@ public final class ReplayEngine {
 
     @Override
     public Map<String, ElicitAnswer> elicitAll(Map<String, ? extends Elicitation> questions) {
+      refuseAfterTheRoundEnded();
       Map<String, ElicitAnswer> answers = new LinkedHashMap<>();
       List<AskedQuestion> unanswered = new ArrayList<>();
       questions.forEach((key, question) -> {
         AskedQuestion asked = AskedQuestion.of(key, question.toInputRequest());
+        String earlier = askedThisRun.putIfAbsent(key, asked.fingerprint());
+        if (earlier != null && !earlier.equals(asked.fingerprint())) {
+          // Two questions under one key would overwrite each other's answers and ask forever.
+          throw new IllegalStateException("question key '" + key + "' was used for two different questions; "
+              + "keys must be unique within a call");
+        }
         CallHistory.RecordedAnswer recorded = history.answers().get(key);
         if (recorded != null && recorded.fingerprint().equals(asked.fingerprint())) {
           answers.put(key, ElicitAnswer.fromWire(recorded.response()));
@@ -165,14 +197,29 @@ public final class ReplayEngine {
           log.warn("question '{}' changed since it was answered; asking it again", key);
         }
         if (!question.supportedBy(environment.capabilities())) {
-          throw new MissingCapability(question.requiredCapability());
+          throw end(new MissingCapability(question.requiredCapability()));
         }
         unanswered.add(asked);
       });
       if (!unanswered.isEmpty()) {
-        throw new RoundEnds(unanswered);
+        throw end(new RoundEnds(unanswered));
       }
       return answers;
+    }
+
+    /** A handler that swallowed its round ending goes no further: no more questions, no more steps. */
+    private void refuseAfterTheRoundEnded() {
+      Error ended = ending;
+      if (ended != null) {
+        throw ended;
+      }
+    }
+
+    private synchronized Error end(Error ending) {
+      if (this.ending == null) {
+        this.ending = ending;
+      }
+      return ending;
     }
 
     @Override
@@ -186,12 +233,17 @@ public final class ReplayEngine {
     private <T> T recordedStep(String name, Class<T> type, Supplier<T> action) {
       JsonNode recorded = history.steps().get(name);
       if (recorded == null) {
-        if (newSteps.containsKey(name)) {
-          throw new IllegalStateException("step '" + name + "' ran twice in one call; step names must be unique");
+        refuseAfterTheRoundEnded();
+        synchronized (newSteps) {
+          if (newSteps.containsKey(name)) {
+            throw new IllegalStateException("step '" + name + "' ran twice in one call; step names must be unique");
+          }
         }
         recorded = Json.tree(action.get());
         journal.record(name, recorded);
-        newSteps.put(name, recorded);
+        synchronized (newSteps) {
+          newSteps.put(name, recorded);
+        }
       }
       try {
         return Json.MAPPER.treeToValue(recorded, type);

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.wire.JsonRpc.ErrorObject;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -20,6 +22,7 @@ public sealed interface RunOutcome {
   record NeedsInput(List<AskedQuestion> questions, Map<String, JsonNode> newSteps) implements RunOutcome {
     public NeedsInput {
       questions = List.copyOf(questions);
+      newSteps = Collections.unmodifiableMap(new LinkedHashMap<>(newSteps));
     }
   }
 

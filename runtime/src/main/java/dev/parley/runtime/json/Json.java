@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ public final class Json {
   /** Shared, thread-safe mapper: unknown fields ignored, absent optionals omitted. */
   public static final ObjectMapper MAPPER = JsonMapper.builder()
       .addModule(new JavaTimeModule())
+      .addModule(new Jdk8Module())
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
       .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)

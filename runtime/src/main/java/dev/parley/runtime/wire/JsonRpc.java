@@ -1,7 +1,9 @@
 package dev.parley.runtime.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.json.Json;
 
@@ -9,6 +11,10 @@ import java.util.Objects;
 
 /** JSON-RPC 2.0 envelopes and the codec for one incoming message. */
 public final class JsonRpc {
+  /** Reads exactly one JSON value: text after it (a second message, garbage) is a parse error. */
+  private static final ObjectReader SINGLE_VALUE =
+      Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   private JsonRpc() {}
 
   /**
@@ -48,21 +54,25 @@ public final class JsonRpc {
   }
 
   /**
-   * Parses one JSON-RPC message. Throws {@link McpException} with -32700 for text that is not
-   * JSON and -32600 for JSON that is not a single request or notification.
+   * Parses one JSON-RPC message. Throws {@link McpException} with -32700 for a body that is not
+   * exactly one JSON value and -32600 for JSON that is not a single request or notification.
    */
   public static Message parse(byte[] body) {
     JsonNode root;
     try {
-      root = Json.MAPPER.readTree(body);
+      root = SINGLE_VALUE.readTree(body);
     } catch (java.io.IOException e) {
       throw new McpException(ErrorCodes.PARSE_ERROR, "Parse error: body is not valid JSON");
     }
-    if (root == null || !root.isObject()) {
+    if (root == null || root.isMissingNode()) {
+      throw new McpException(ErrorCodes.PARSE_ERROR, "Parse error: body is empty");
+    }
+    if (!root.isObject()) {
       throw new McpException(ErrorCodes.INVALID_REQUEST,
           "Invalid request: expected one JSON-RPC object (batches are not supported)");
     }
-    if (!"2.0".equals(root.path("jsonrpc").asText(null))) {
+    JsonNode version = root.get("jsonrpc");
+    if (version == null || !version.isTextual() || !"2.0".equals(version.asText())) {
       throw new McpException(ErrorCodes.INVALID_REQUEST, "Invalid request: jsonrpc must be \"2.0\"");
     }
     JsonNode method = root.get("method");

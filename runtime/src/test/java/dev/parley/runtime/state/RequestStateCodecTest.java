@@ -47,12 +47,11 @@ class RequestStateCodecTest {
   }
 
   @Test
-  void aSealedStateIsOpaqueUrlSafeTextWithinTheSizeBound() {
+  void aSealedStateIsUrlSafeTextWithinTheSizeBound() {
     String token = codec.seal("0f8fad5b-d9cb-469f-a165-70867728950e", 12, BINDING);
 
     assertTrue(token.matches("[A-Za-z0-9_-]+"), token);
     assertTrue(token.length() <= RequestStateCodec.MAX_TOKEN_LENGTH);
-    assertTrue(!token.contains("alice") && !token.contains("schedule_release"), token);
   }
 
   @Test
