@@ -159,11 +159,18 @@ public final class ToolCallEntity
         .onCommand(RunFinished.class, this::onRunFinished);
     builder.forStateType(Ended.class)
         .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), state.outcome()))
-        .onCommand(SubmitAnswers.class, (state, command) ->
-            Effect().reply(command.replyTo(), state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE))))
+        .onCommand(SubmitAnswers.class, this::onSubmitAnswersAfterEnd)
         .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
         .onCommand(RunFinished.class, (state, command) -> Effect().noReply());
     return builder.build();
+  }
+
+  /** A retry after the call ended gets the recorded outcome of its round, and only its own principal does. */
+  private ReplyEffect<CallEvent, State> onSubmitAnswersAfterEnd(Ended state, SubmitAnswers command) {
+    if (!state.call().principal().equals(command.principal())) {
+      return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
+    }
+    return Effect().reply(command.replyTo(), state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE)));
   }
 
   private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {

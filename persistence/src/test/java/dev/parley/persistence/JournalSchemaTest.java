@@ -1,0 +1,83 @@
+package dev.parley.persistence;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Schema bootstrap on the default database, an embedded H2 file: an explicit, idempotent
+ * migration step that fails loudly (the plugin's own SchemaUtils swallows every error; STACK.md G5).
+ */
+class JournalSchemaTest {
+
+  @Test
+  void createsTheJournalTablesInAnEmptyH2File(@TempDir Path directory) throws SQLException {
+    JournalDatabase database = new JournalDatabase.H2File(directory);
+    JournalSchema.create(database);
+    for (String table : JournalTables.TABLES) {
+      assertEquals(0, JournalTables.rows(database, table), table);
+    }
+    assertTrue(Files.exists(directory.resolve("journal.mv.db")), "the journal lives in the data directory");
+  }
+
+  @Test
+  void creatingTheSchemaTwiceOnAnH2FileIsHarmlessAndKeepsTheRows(@TempDir Path directory) throws SQLException {
+    JournalDatabase database = new JournalDatabase.H2File(directory);
+    JournalSchema.create(database);
+    JournalTables.insertEvent(database, "ToolCall|call-1", 1);
+    JournalSchema.create(database);
+    JournalSchema.create(database);
+    assertEquals(1, JournalTables.rows(database, "event_journal"));
+  }
+
+  @Test
+  void anUnreachablePostgresFailsLoudlyWithoutLeakingThePassword() throws IOException {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    JournalDatabase database = new JournalDatabase.Postgres(
+        "jdbc:postgresql://127.0.0.1:" + closedPort + "/parley?connectTimeout=5", "parley", "s3cret-pw");
+    IllegalStateException failure = assertThrows(IllegalStateException.class, () -> JournalSchema.create(database));
+    assertInstanceOf(SQLException.class, failure.getCause());
+    assertTrue(failure.getMessage().contains("127.0.0.1:" + closedPort), failure.getMessage());
+    assertFalse(failure.getMessage().contains("s3cret-pw"), failure.getMessage());
+  }
+
+  @Test
+  void aCorruptH2FileFailsLoudly(@TempDir Path directory) throws IOException {
+    Files.writeString(directory.resolve("journal.mv.db"), "not an H2 database");
+    JournalDatabase database = new JournalDatabase.H2File(directory);
+    IllegalStateException failure = assertThrows(IllegalStateException.class, () -> JournalSchema.create(database));
+    assertInstanceOf(SQLException.class, failure.getCause());
+  }
+
+  @Test
+  void everySchemaScriptSplitsIntoStatementsWithoutComments() {
+    for (String resource : new String[] {"parley/schema/h2.sql", "parley/schema/postgres.sql"}) {
+      var statements = JournalSchema.statements(resource);
+      assertEquals(4, statements.size(), resource + ": three tables and one index");
+      for (String sql : statements) {
+        assertFalse(sql.contains("--"), sql);
+        assertFalse(sql.toUpperCase().contains("CONCURRENTLY"), "fails outside autocommit: " + sql);
+        assertTrue(sql.toUpperCase().contains("IF NOT EXISTS"), "not re-runnable: " + sql);
+      }
+    }
+  }
+
+  @Test
+  void aMissingSchemaScriptIsReported() {
+    assertThrows(IllegalStateException.class, () -> JournalSchema.statements("parley/schema/oracle.sql"));
+  }
+}
