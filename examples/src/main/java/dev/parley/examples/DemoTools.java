@@ -104,9 +104,13 @@ public final class DemoTools {
   }
 
   private ToolResult bookVenue(BookVenue args, CallContext ctx) {
+    // The deposit id is recorded once, so every round points at the same payment page; and a
+    // re-run of this call (after a crash right after the booking step) knows its own booking.
+    String depositId = ctx.randomUuid().toString();
+    String bookingId = "BKG-" + depositId.substring(0, 8);
     String date = args.date().toString();
-    if (isTaken(date)) {
-      String suggestion = nextFreeDate(args.date());
+    if (isTaken(date, bookingId)) {
+      String suggestion = nextFreeDate(args.date(), bookingId);
       ElicitAnswer answer = ctx.elicit("alternative_date", Elicitation.form(date + " is taken. Which date instead?")
           .field("date", FormField.string("Event date", "date").defaultValue(suggestion))
           .build());
@@ -114,12 +118,10 @@ public final class DemoTools {
         return ToolResult.text("Nothing booked: the date question was " + describe(answer) + ".");
       }
       date = accepted.string("date");
-      if (isTaken(date)) {
+      if (isTaken(date, bookingId)) {
         return ToolResult.error("Nothing booked: " + date + " is taken too.");
       }
     }
-    // The deposit id is recorded once, so every round points at the same payment page.
-    String depositId = ctx.randomUuid().toString();
     String url = paymentBaseUrl.get() + "/pay/" + depositId;
     for (int attempt = 1; !ledger.contains("deposit", depositId); attempt++) {
       ElicitAnswer answer = ctx.elicit("deposit_" + attempt,
@@ -133,22 +135,23 @@ public final class DemoTools {
       ctx.progress(part, 3.0, "Writing contract, part " + part + " of 3");
     }
     String booking = ctx.step("book", String.class, () -> {
-      String id = "BKG-" + depositId.substring(0, 8);
-      ledger.append("booking", id + " " + bookedDate + " " + args.guests());
-      return id;
+      ledger.append("booking", bookingId + " " + bookedDate + " " + args.guests());
+      return bookingId;
     });
     return ToolResult.text("Booked " + bookedDate + " for " + args.guests() + " guests (" + booking
         + "); contract written, deposit received.");
   }
 
-  private boolean isTaken(String date) {
+  /** Whether another booking than {@code ownBookingId} holds {@code date}. */
+  private boolean isTaken(String date, String ownBookingId) {
     return TAKEN_DATES.contains(date)
-        || ledger.lines().stream().anyMatch(line -> line.startsWith("booking ") && line.contains(" " + date + " "));
+        || ledger.lines().stream().anyMatch(line -> line.startsWith("booking ")
+            && !line.startsWith("booking " + ownBookingId + " ") && line.contains(" " + date + " "));
   }
 
-  private String nextFreeDate(LocalDate from) {
+  private String nextFreeDate(LocalDate from, String ownBookingId) {
     LocalDate candidate = from.plusDays(1);
-    while (isTaken(candidate.toString())) {
+    while (isTaken(candidate.toString(), ownBookingId)) {
       candidate = candidate.plusDays(1);
     }
     return candidate.toString();

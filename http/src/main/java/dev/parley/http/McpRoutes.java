@@ -25,6 +25,11 @@ import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 import org.apache.pekko.stream.Materializer;
 
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +43,8 @@ import java.util.concurrent.CompletionStage;
  */
 public final class McpRoutes extends AllDirectives {
   private static final long BODY_READ_TIMEOUT_MS = 10_000;
+  private static final String BASE64_PREFIX = "=?base64?";
+  private static final String BASE64_SUFFIX = "?=";
 
   private final McpDispatcher dispatcher;
   private final HttpSettings settings;
@@ -123,9 +130,35 @@ public final class McpRoutes extends AllDirectives {
     if (value.isEmpty()) {
       throw new McpException(ErrorCodes.HEADER_MISMATCH, "Missing required header " + header);
     }
-    if (!value.get().equals(expected)) {
+    if (!decodeHeaderValue(header, value.get()).equals(expected)) {
       throw new McpException(ErrorCodes.HEADER_MISMATCH,
           "Header " + header + " does not match the request body");
+    }
+  }
+
+  /**
+   * A value that is not header-safe arrives as {@code =?base64?<base64 of UTF-8>?=} (spec §6.2);
+   * the server decodes it before comparing. Values without the wrapper are literal. Invalid
+   * base64 or UTF-8 inside the wrapper is refused.
+   */
+  private static String decodeHeaderValue(String header, String value) {
+    if (!value.startsWith(BASE64_PREFIX) || !value.endsWith(BASE64_SUFFIX)
+        || value.length() < BASE64_PREFIX.length() + BASE64_SUFFIX.length()) {
+      return value;
+    }
+    String encoded = value.substring(BASE64_PREFIX.length(), value.length() - BASE64_SUFFIX.length());
+    try {
+      if (encoded.length() % 4 != 0) {
+        throw new IllegalArgumentException("base64 without its padding");
+      }
+      byte[] bytes = Base64.getDecoder().decode(encoded);
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (IllegalArgumentException | CharacterCodingException e) {
+      throw new McpException(ErrorCodes.HEADER_MISMATCH, "Header " + header + " has an invalid base64 value");
     }
   }
 

@@ -1,0 +1,146 @@
+package dev.parley.examples;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.engine.AskedQuestion;
+import dev.parley.runtime.engine.CallHistory;
+import dev.parley.runtime.engine.CallHistory.RecordedAnswer;
+import dev.parley.runtime.engine.ReplayEngine;
+import dev.parley.runtime.engine.RunEnvironment;
+import dev.parley.runtime.engine.RunOutcome;
+import dev.parley.runtime.json.Json;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+/**
+ * The demo tools keep the author's contract (DESIGN §4): run again over their recorded history
+ * (a later round, or a re-run after a crash) they take the same path and repeat no effect.
+ * Runs the handlers with the engine directly, recording the history the way the entity does.
+ */
+class DemoToolsReplayTest {
+  @TempDir
+  Path data;
+
+  private DemoLedger ledger;
+  private DemoTools tools;
+  private ExecutorService executor;
+  private ReplayEngine engine;
+  private final Map<String, JsonNode> steps = new LinkedHashMap<>();
+  private final Map<String, RecordedAnswer> answers = new LinkedHashMap<>();
+
+  @BeforeEach
+  void setUp() {
+    ledger = new DemoLedger(data);
+    tools = new DemoTools(ledger, () -> "http://127.0.0.1:8080");
+    executor = Executors.newFixedThreadPool(2);
+    engine = new ReplayEngine(executor);
+  }
+
+  @AfterEach
+  void tearDown() {
+    executor.shutdownNow();
+  }
+
+  /** One run over what was recorded so far; steps it performs are recorded as they happen. */
+  private RunOutcome run(ToolDefinition<?> tool, ObjectNode arguments) {
+    RunEnvironment environment = RunEnvironment.of("alice",
+        ClientCapabilities.of(Json.parse("{\"elicitation\":{\"form\":{},\"url\":{}}}")));
+    RunOutcome outcome = engine.run(tool, arguments, environment, new CallHistory(answers, steps), steps::put)
+        .toCompletableFuture().join();
+    if (outcome instanceof RunOutcome.NeedsInput needs) {
+      steps.putAll(needs.newSteps());
+    }
+    return outcome;
+  }
+
+  private AskedQuestion onlyQuestion(RunOutcome outcome) {
+    RunOutcome.NeedsInput needs = assertInstanceOf(RunOutcome.NeedsInput.class, outcome);
+    assertEquals(1, needs.questions().size(), () -> "questions: " + needs.questions());
+    return needs.questions().get(0);
+  }
+
+  private void answer(AskedQuestion question, String response) {
+    answers.put(question.key(), new RecordedAnswer(question.fingerprint(), Json.parse(response)));
+  }
+
+  @Test
+  void bookVenueRunAgainAfterItBookedEndsWithTheSameBookingAndBooksOnce() {
+    ToolDefinition<?> bookVenue = tools.bookVenue();
+    ObjectNode arguments = Json.object().put("date", "2027-06-01").put("guests", 5);
+
+    AskedQuestion deposit = onlyQuestion(run(bookVenue, arguments));
+    assertEquals("deposit_1", deposit.key());
+    String url = deposit.request().params().path("url").asText();
+    ledger.append("deposit", url.substring(url.lastIndexOf('/') + 1));
+    answer(deposit, "{\"action\":\"accept\"}");
+
+    RunOutcome.Completed booked = assertInstanceOf(RunOutcome.Completed.class, run(bookVenue, arguments));
+    // The node dies after the booking step was journaled, before the outcome was: the next
+    // retry runs the handler once more over the same history. Its own booking now sits in the
+    // ledger; the run must still see its date as free for this call.
+    RunOutcome.Completed again = assertInstanceOf(RunOutcome.Completed.class, run(bookVenue, arguments));
+    assertEquals(booked.result(), again.result());
+    assertEquals(1, ledger.count("booking"), () -> "ledger: " + ledger.lines());
+    assertEquals(1, ledger.count("deposit"));
+  }
+
+  @Test
+  void bookVenueOnATakenDateRunAgainAfterItBookedEndsWithTheSameBooking() {
+    ToolDefinition<?> bookVenue = tools.bookVenue();
+    ObjectNode arguments = Json.object().put("date", "2026-12-24").put("guests", 50);
+
+    AskedQuestion date = onlyQuestion(run(bookVenue, arguments));
+    assertEquals("alternative_date", date.key());
+    String suggested = date.request().params().path("requestedSchema").path("properties").path("date").path("default").asText();
+    answer(date, "{\"action\":\"accept\",\"content\":{\"date\":\"" + suggested + "\"}}");
+
+    AskedQuestion deposit = onlyQuestion(run(bookVenue, arguments));
+    String url = deposit.request().params().path("url").asText();
+    ledger.append("deposit", url.substring(url.lastIndexOf('/') + 1));
+    answer(deposit, "{\"action\":\"accept\"}");
+
+    RunOutcome.Completed booked = assertInstanceOf(RunOutcome.Completed.class, run(bookVenue, arguments));
+    RunOutcome.Completed again = assertInstanceOf(RunOutcome.Completed.class, run(bookVenue, arguments));
+    assertEquals(booked.result(), again.result());
+    assertEquals(List.of("booking"), ledger.lines().stream()
+        .filter(line -> line.startsWith("booking ")).map(line -> line.split(" ")[0]).toList());
+  }
+
+  @Test
+  void scheduleReleaseRunAgainAfterItScheduledRepeatsNothing() {
+    ToolDefinition<?> release = tools.scheduleRelease();
+    ObjectNode arguments = Json.object().put("service", "auth");
+    AskedQuestion window = onlyQuestion(run(release, arguments));
+    answer(window, "{\"action\":\"accept\",\"content\":{\"window\":\"2027-02-01T09:00:00Z\"}}");
+    RunOutcome.Completed first = assertInstanceOf(RunOutcome.Completed.class, run(release, arguments));
+    RunOutcome.Completed again = assertInstanceOf(RunOutcome.Completed.class, run(release, arguments));
+    assertEquals(first.result(), again.result());
+    assertEquals(1, ledger.count("release"));
+  }
+
+  @Test
+  void createInvoiceRunAgainAfterItIssuedRepeatsNothing() {
+    ToolDefinition<?> invoice = tools.createInvoice();
+    ObjectNode arguments = Json.object().put("client", "Umbrella").put("amount", 7.25);
+    AskedQuestion currency = onlyQuestion(run(invoice, arguments));
+    answer(currency, "{\"action\":\"accept\",\"content\":{\"currency\":\"USD\"}}");
+    RunOutcome.Completed first = assertInstanceOf(RunOutcome.Completed.class, run(invoice, arguments));
+    RunOutcome.Completed again = assertInstanceOf(RunOutcome.Completed.class, run(invoice, arguments));
+    assertEquals(first.result(), again.result());
+    assertEquals(1, ledger.count("invoice"));
+  }
+}
