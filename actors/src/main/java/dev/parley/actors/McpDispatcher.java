@@ -1,18 +1,14 @@
 package dev.parley.actors;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.networknt.schema.Schema;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
-import dev.parley.runtime.ToolResult;
 import dev.parley.runtime.engine.CallHistory;
 import dev.parley.runtime.engine.ReplayEngine;
 import dev.parley.runtime.engine.RunEnvironment;
 import dev.parley.runtime.engine.RunOutcome;
 import dev.parley.runtime.engine.StepJournal;
 import dev.parley.runtime.json.Json;
-import dev.parley.runtime.schema.JsonSchemas;
 import dev.parley.runtime.state.InvalidRequestStateException;
 import dev.parley.runtime.state.RequestStateBinding;
 import dev.parley.runtime.state.RequestStateCodec;
@@ -141,19 +137,11 @@ public final class McpDispatcher {
     if (requestState != null) {
       return retry(request, requestState, inputResponses == null ? Json.object() : inputResponses, binding);
     }
-    List<String> problems = validate(tool.compiledInputSchema(), arguments);
-    if (!problems.isEmpty()) {
-      return done(Response.result(request.id(),
-          ToolResult.error("Invalid arguments for tool " + name + ": " + String.join("; ", problems)).toWire()));
-    }
+    // The engine validates the arguments against the input schema before the handler runs.
     ObjectNode callArguments = arguments;
     RunEnvironment environment = RunEnvironment.of(request.principal(), request.capabilities());
     return engine.run(tool, arguments, environment, CallHistory.EMPTY, StepJournal.NONE)
         .thenCompose(outcome -> firstRoundEnded(request, name, callArguments, binding, outcome));
-  }
-
-  private static List<String> validate(Schema schema, JsonNode arguments) {
-    return JsonSchemas.problems(schema, arguments);
   }
 
   private CompletionStage<Response> firstRoundEnded(

@@ -27,6 +27,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -44,6 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -217,25 +219,31 @@ public final class ToolCallEntity
           "Unknown tool: " + state.call().name(), null)));
       return;
     }
-    running = true;
     RunEnvironment environment =
         RunEnvironment.of(command.principal(), ClientCapabilities.of(command.capabilities()));
     ActorRef<Command> self = context.getSelf();
-    StepJournal journal = (name, value) -> journalStep(self, name, value);
-    // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
-    CompletableFuture<RunOutcome> run = CompletableFuture
-        .supplyAsync(() -> engine.run(tool, state.call().arguments(), environment, state.history(), journal), toolExecutor)
-        .thenCompose(stage -> stage);
+    Scheduler scheduler = context.getSystem().scheduler();
+    StepJournal journal = (name, value) -> journalStep(self, scheduler, name, value);
+    CompletableFuture<RunOutcome> run;
+    try {
+      // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
+      run = CompletableFuture
+          .supplyAsync(() -> engine.run(tool, state.call().arguments(), environment, state.history(), journal), toolExecutor)
+          .thenCompose(stage -> stage);
+    } catch (RejectedExecutionException e) {
+      command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Server busy", null)));
+      return;
+    }
+    running = true;
     context.pipeToSelf(run, (outcome, failure) -> new RunFinished(state.round(),
         outcome != null ? outcome : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
             "Internal error running the tool", null)),
         command.replyTo()));
   }
 
-  private void journalStep(ActorRef<Command> self, String name, JsonNode value) {
+  private void journalStep(ActorRef<Command> self, Scheduler scheduler, String name, JsonNode value) {
     try {
-      AskPattern.<Command, Done>ask(self, replyTo -> new RecordStep(name, value, replyTo), stepTimeout,
-              context.getSystem().scheduler())
+      AskPattern.<Command, Done>ask(self, replyTo -> new RecordStep(name, value, replyTo), stepTimeout, scheduler)
           .toCompletableFuture().get(stepTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("could not journal step '" + name + "'", e);

@@ -6,6 +6,7 @@ import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.Elicitation.FormField;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.ToolAnnotations;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 
@@ -36,6 +37,7 @@ public final class DemoTools {
         .tool(scheduleRelease())
         .tool(createInvoice())
         .tool(bookVenue())
+        .tool(checkAvailability())
         .build();
   }
 
@@ -89,6 +91,22 @@ public final class DemoTools {
             return id;
           });
           return ToolResult.text("Invoice " + number + " for " + args.client() + ": " + args.amount() + " " + currency + ".");
+        });
+  }
+
+  public record CheckAvailability(@Description("Event date, YYYY-MM-DD") LocalDate date) {}
+
+  /** A one-round, read-only tool: it asks nothing, so it never becomes durable. */
+  ToolDefinition<CheckAvailability> checkAvailability() {
+    return ToolDefinition.tool("check_availability", CheckAvailability.class)
+        .title("Check venue availability")
+        .description("Tells whether the venue is free on a date.")
+        .annotations(ToolAnnotations.readOnly())
+        .handler((args, ctx) -> {
+          String date = args.date().toString();
+          return isTaken(date, null)
+              ? ToolResult.text("The venue is taken on " + date + "; the next free date is " + nextFreeDate(args.date(), null) + ".")
+              : ToolResult.text("The venue is free on " + date + ".");
         });
   }
 

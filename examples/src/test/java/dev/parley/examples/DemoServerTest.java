@@ -67,16 +67,25 @@ class DemoServerTest {
   // --- discovery --------------------------------------------------------------------------
 
   @Test
-  void demoServerListsItsThreeTools() {
+  void demoServerListsItsTools() {
     ObjectNode request = client.request("tools/list", null, "{}");
     JsonNode result = assertResult(client.send(request), request, "ListToolsResult");
     List<String> names = new ArrayList<>();
     result.path("tools").forEach(tool -> names.add(tool.path("name").asText()));
-    assertEquals(List.of("schedule_release", "create_invoice", "book_venue"), names);
+    assertEquals(List.of("schedule_release", "create_invoice", "book_venue", "check_availability"), names);
 
     ObjectNode discover = client.request("server/discover", null, "{}");
     JsonNode discovered = assertResult(client.send(discover), discover, "DiscoverResult");
     assertEquals("parley-demo", discovered.path("_meta").path("io.modelcontextprotocol/serverInfo").path("name").asText());
+  }
+
+  @Test
+  void checkAvailabilityAnswersInOneRoundAndNamesTheNextFreeDate() {
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("check_availability", Json.object().put("date", "2026-12-24"));
+    JsonNode result = assertCompleted(client.send(request), request);
+    assertEquals("The venue is taken on 2026-12-24; the next free date is 2026-12-25.", text(result));
+    assertEquals(List.of(), newLines(before), "a read-only tool writes nothing");
   }
 
   // --- schedule_release: form ------------------------------------------------------------
