@@ -1,8 +1,16 @@
 package dev.parley.actors;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.CallTarget;
+import dev.parley.runtime.Completer;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.PromptDefinition;
+import dev.parley.runtime.ResourceDefinition;
+import dev.parley.runtime.ServerChange;
 import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.engine.Cancellation;
 import dev.parley.runtime.engine.CallHistory;
 import dev.parley.runtime.engine.ReplayEngine;
 import dev.parley.runtime.engine.RunEnvironment;
@@ -19,54 +27,81 @@ import dev.parley.runtime.wire.Lifecycle;
 import dev.parley.runtime.wire.McpException;
 import dev.parley.runtime.wire.Mrtr.InputRequest;
 import dev.parley.runtime.wire.Mrtr.InputRequiredResult;
-import dev.parley.runtime.wire.Tools.ListToolsResult;
-import dev.parley.runtime.wire.Tools.ToolInfo;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.stream.javadsl.Source;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * Turns a request that passed the gate into a JSON-RPC response, independent of the transport.
- * Lists and discovery come from the server definition; a {@code tools/call} runs once through
- * the engine and becomes a {@link ToolCallEntity} only when it asks for input.
+ * Lists, discovery and completion come from the server definition. {@code tools/call},
+ * {@code prompts/get} and {@code resources/read} run once through the engine and become a
+ * {@link ToolCallEntity} only when they ask for input (MRTR never appears on other methods).
  */
 public final class McpDispatcher {
   private static final Logger log = LoggerFactory.getLogger(McpDispatcher.class);
   private static final String CURSOR_PREFIX = "offset:";
+  private static final int MAX_COMPLETIONS = 100;
 
   private final McpServerDefinition server;
   private final ReplayEngine engine;
   private final RequestStateCodec stateCodec;
   private final ClusterSharding sharding;
   private final ParleySettings settings;
+  private final ServerNotifications notifications;
 
   public McpDispatcher(McpServerDefinition server, ReplayEngine engine, RequestStateCodec stateCodec,
-      ClusterSharding sharding, ParleySettings settings) {
+      ClusterSharding sharding, ParleySettings settings, ServerNotifications notifications) {
     this.server = server;
     this.engine = engine;
     this.stateCodec = stateCodec;
     this.sharding = sharding;
     this.settings = settings;
+    this.notifications = notifications;
   }
 
-  /** Never fails: every problem becomes a JSON-RPC error response. */
+  public McpServerDefinition server() {
+    return server;
+  }
+
+  /** A request with no notifications to deliver and no way to be cancelled. */
   public CompletionStage<Response> dispatch(McpRequest request) {
+    return dispatch(request, RunEnvironment.RequestSink.NONE, new Cancellation());
+  }
+
+  /**
+   * Answers one request. Progress and log notifications of a handler go to {@code sink};
+   * {@code cancellation} is how the transport cancels it. Never fails: every problem becomes a
+   * JSON-RPC error response.
+   */
+  public CompletionStage<Response> dispatch(McpRequest request, RunEnvironment.RequestSink sink, Cancellation cancellation) {
     try {
       CompletionStage<Response> response = switch (request.method()) {
-        case "server/discover" -> done(Response.result(request.id(), discover()));
-        case "tools/list" -> done(Response.result(request.id(), listTools(request)));
-        case "tools/call" -> callTool(request);
+        case "server/discover" -> done(result(request, discover()));
+        case "tools/list" -> done(result(request, page(request, "tools", server.tools(), ToolDefinition::infoJson)));
+        case "prompts/list" -> done(result(request, page(request, "prompts", server.prompts(), PromptDefinition::info)));
+        case "resources/list" ->
+            done(result(request, page(request, "resources", server.resources(), ResourceDefinition::info)));
+        case "resources/templates/list" ->
+            done(result(request, page(request, "resourceTemplates", server.resourceTemplates(), ResourceDefinition::info)));
+        case "completion/complete" -> done(result(request, complete(request)));
+        case "tools/call", "prompts/get", "resources/read" -> call(request, new RunEnvironment(
+            request.principal(), request.capabilities(), sink, cancellation));
         default -> done(error(request, new ErrorObject(ErrorCodes.METHOD_NOT_FOUND,
             "Method not found: " + request.method(), null)));
       };
@@ -78,21 +113,40 @@ public final class McpDispatcher {
     }
   }
 
-  private Lifecycle.DiscoverResult discover() {
-    ObjectNode capabilities = Json.object();
-    capabilities.putObject("tools");
-    return new Lifecycle.DiscoverResult("complete", Lifecycle.SUPPORTED_VERSIONS, capabilities,
-        server.instructions(), settings.listTtlMs(), settings.listCacheScope(),
-        Map.of(Lifecycle.META_SERVER_INFO, server.serverInfo()));
+  // --- discovery and lists --------------------------------------------------------------
+
+  private ObjectNode discover() {
+    ObjectNode result = Json.object().put("resultType", "complete");
+    result.set("supportedVersions", Json.tree(Lifecycle.SUPPORTED_VERSIONS));
+    ObjectNode capabilities = result.putObject("capabilities");
+    capabilities.putObject("tools").put("listChanged", true);
+    capabilities.putObject("prompts").put("listChanged", true);
+    capabilities.putObject("resources").put("listChanged", true).put("subscribe", true);
+    capabilities.putObject("completions");
+    capabilities.putObject("logging");
+    if (server.instructions() != null) {
+      result.put("instructions", server.instructions());
+    }
+    cacheable(result);
+    result.putObject("_meta").set(Lifecycle.META_SERVER_INFO, Json.tree(server.serverInfo()));
+    return result;
   }
 
-  private ListToolsResult listTools(McpRequest request) {
-    List<ToolDefinition<?>> tools = new ArrayList<>(server.tools());
-    int offset = decodeCursor(request.stringParam("cursor"), tools.size());
-    int end = Math.min(tools.size(), offset + settings.listPageSize());
-    List<ToolInfo> page = tools.subList(offset, end).stream().<ToolInfo>map(ToolDefinition::info).toList();
-    String nextCursor = end < tools.size() ? encodeCursor(end) : null;
-    return new ListToolsResult("complete", page, nextCursor, settings.listTtlMs(), settings.listCacheScope());
+  private <T> ObjectNode page(McpRequest request, String member, java.util.Collection<T> all, Function<T, ObjectNode> info) {
+    List<T> items = new ArrayList<>(all);
+    int offset = decodeCursor(request.stringParam("cursor"), items.size());
+    int end = Math.min(items.size(), offset + settings.listPageSize());
+    ObjectNode result = Json.object().put("resultType", "complete");
+    ArrayNode page = result.putArray(member);
+    items.subList(offset, end).forEach(item -> page.add(info.apply(item)));
+    if (end < items.size()) {
+      result.put("nextCursor", encodeCursor(end));
+    }
+    return cacheable(result);
+  }
+
+  private ObjectNode cacheable(ObjectNode result) {
+    return result.put("ttlMs", settings.listTtlMs()).put("cacheScope", settings.listCacheScope());
   }
 
   private static String encodeCursor(int offset) {
@@ -119,35 +173,153 @@ public final class McpDispatcher {
     throw McpException.invalidParams("Invalid cursor");
   }
 
-  private CompletionStage<Response> callTool(McpRequest request) {
-    String name = request.stringParam("name");
-    if (name == null) {
-      throw McpException.invalidParams("params.name is required");
+  // --- completion -----------------------------------------------------------------------
+
+  private ObjectNode complete(McpRequest request) {
+    ObjectNode ref = request.objectParam("ref");
+    ObjectNode argument = request.objectParam("argument");
+    if (ref == null || argument == null || !argument.path("name").isTextual()) {
+      throw McpException.invalidParams("completion/complete needs ref and argument.name");
     }
-    ToolDefinition<?> tool = server.tool(name)
-        .orElseThrow(() -> McpException.invalidParams("Unknown tool: " + name));
-    ObjectNode arguments = request.objectParam("arguments");
-    if (arguments == null) {
-      arguments = Json.object();
+    String argumentName = argument.path("name").asText();
+    Completer completer = switch (ref.path("type").asText()) {
+      case "ref/prompt" -> server.prompt(ref.path("name").asText())
+          .orElseThrow(() -> McpException.invalidParams("Unknown prompt: " + ref.path("name").asText()))
+          .completer(argumentName).orElse(null);
+      case "ref/resource" -> server.resourceTemplates().stream()
+          .filter(template -> template.uri().equals(ref.path("uri").asText()))
+          .findFirst()
+          .orElseThrow(() -> McpException.invalidParams("Unknown resource template: " + ref.path("uri").asText()))
+          .completer(argumentName).orElse(null);
+      default -> throw McpException.invalidParams("ref.type must be ref/prompt or ref/resource");
+    };
+    Map<String, String> context = new LinkedHashMap<>();
+    request.params().path("context").path("arguments").properties()
+        .forEach(entry -> context.put(entry.getKey(), entry.getValue().asText()));
+    List<String> values = completer == null
+        ? List.of()
+        : completer.complete(argument.path("value").asText(""), context);
+    ObjectNode result = Json.object().put("resultType", "complete");
+    ObjectNode completion = result.putObject("completion");
+    completion.set("values", Json.tree(values.subList(0, Math.min(values.size(), MAX_COMPLETIONS))));
+    completion.put("total", values.size()).put("hasMore", values.size() > MAX_COMPLETIONS);
+    return result;
+  }
+
+  // --- subscriptions/listen -------------------------------------------------------------
+
+  /** A listen stream: the acknowledgement, then every requested notification, tagged. */
+  public record Listen(ObjectNode acknowledgement, Source<ObjectNode, NotUsed> notifications) {}
+
+  /** Opens a {@code subscriptions/listen} stream (the transport keeps it open). */
+  public Listen listen(McpRequest request) {
+    ObjectNode filter = request.objectParam("notifications");
+    ObjectNode honoured = Json.object();
+    Set<ServerChange.ListKind> kinds = new HashSet<>();
+    if (filter != null) {
+      honour(filter, honoured, kinds, "toolsListChanged", ServerChange.ListKind.TOOLS);
+      honour(filter, honoured, kinds, "promptsListChanged", ServerChange.ListKind.PROMPTS);
+      honour(filter, honoured, kinds, "resourcesListChanged", ServerChange.ListKind.RESOURCES);
     }
-    String requestState = request.stringParam("requestState");
-    ObjectNode inputResponses = request.objectParam("inputResponses");
+    Set<String> resourceUris = new HashSet<>();
+    if (filter != null && filter.path("resourceSubscriptions").isArray() && !filter.path("resourceSubscriptions").isEmpty()) {
+      filter.path("resourceSubscriptions").forEach(uri -> resourceUris.add(uri.asText()));
+      honoured.set("resourceSubscriptions", filter.get("resourceSubscriptions"));
+    }
+    ObjectNode meta = Json.object();
+    meta.set("io.modelcontextprotocol/subscriptionId", request.id());
+    ObjectNode ackParams = Json.object();
+    ackParams.set("notifications", honoured);
+    ackParams.set("_meta", meta);
+    Source<ObjectNode, NotUsed> stream = notifications.changes()
+        .filter(change -> change instanceof ServerChange.ListChanged listChanged
+            ? kinds.contains(listChanged.kind())
+            : resourceUris.contains(((ServerChange.ResourceUpdated) change).uri()))
+        .map(change -> {
+          ObjectNode params = Json.object();
+          if (change instanceof ServerChange.ResourceUpdated updated) {
+            params.put("uri", updated.uri());
+          }
+          params.set("_meta", meta);
+          return notification(methodOf(change), params);
+        });
+    return new Listen(notification("notifications/subscriptions/acknowledged", ackParams), stream);
+  }
+
+  private static void honour(ObjectNode filter, ObjectNode honoured, Set<ServerChange.ListKind> kinds,
+      String member, ServerChange.ListKind kind) {
+    if (filter.path(member).asBoolean(false)) {
+      honoured.put(member, true);
+      kinds.add(kind);
+    }
+  }
+
+  private static String methodOf(ServerChange change) {
+    if (change instanceof ServerChange.ListChanged listChanged) {
+      return switch (listChanged.kind()) {
+        case TOOLS -> "notifications/tools/list_changed";
+        case PROMPTS -> "notifications/prompts/list_changed";
+        case RESOURCES -> "notifications/resources/list_changed";
+      };
+    }
+    return "notifications/resources/updated";
+  }
+
+  public static ObjectNode notification(String method, ObjectNode params) {
+    ObjectNode message = Json.object().put("jsonrpc", "2.0").put("method", method);
+    message.set("params", params);
+    return message;
+  }
+
+  // --- tools/call, prompts/get, resources/read (MRTR) -----------------------------------
+
+  private CompletionStage<Response> call(McpRequest request, RunEnvironment environment) {
+    CallTarget target;
+    ObjectNode arguments;
+    String name;
+    switch (request.method()) {
+      case "tools/call" -> {
+        name = required(request, "name");
+        target = server.tool(name).orElseThrow(() -> McpException.invalidParams("Unknown tool: " + name));
+        arguments = request.objectParam("arguments");
+      }
+      case "prompts/get" -> {
+        name = required(request, "name");
+        target = server.prompt(name).orElseThrow(() -> McpException.invalidParams("Unknown prompt: " + name));
+        arguments = request.objectParam("arguments");
+      }
+      default -> {
+        name = required(request, "uri");
+        ResourceDefinition resource = server.resourceFor(name).orElseThrow(() -> new McpException(
+            ErrorCodes.INVALID_PARAMS, "Resource not found", Json.object().put("uri", name)));
+        target = resource.readerOf(name);
+        arguments = null;
+      }
+    }
+    ObjectNode callArguments = arguments == null ? Json.object() : arguments;
     RequestStateBinding binding =
-        new RequestStateBinding(request.principal(), request.method(), name, Json.digest(arguments));
+        new RequestStateBinding(request.principal(), request.method(), name, Json.digest(callArguments));
+    String requestState = request.stringParam("requestState");
     if (requestState != null) {
-      return retry(request, requestState, inputResponses == null ? Json.object() : inputResponses, binding);
+      ObjectNode inputResponses = request.objectParam("inputResponses");
+      return retry(request, environment, requestState, inputResponses == null ? Json.object() : inputResponses, binding);
     }
-    // The engine validates the arguments against the input schema before the handler runs.
-    ObjectNode callArguments = arguments;
-    RunEnvironment environment = RunEnvironment.of(request.principal(), request.capabilities());
-    return engine.run(tool, arguments, environment, CallHistory.EMPTY, StepJournal.NONE)
+    return engine.run(target, callArguments, environment, CallHistory.EMPTY, StepJournal.NONE)
         .thenCompose(outcome -> firstRoundEnded(request, name, callArguments, binding, outcome));
+  }
+
+  private static String required(McpRequest request, String member) {
+    String value = request.stringParam(member);
+    if (value == null) {
+      throw McpException.invalidParams("params." + member + " is required");
+    }
+    return value;
   }
 
   private CompletionStage<Response> firstRoundEnded(
       McpRequest request, String name, ObjectNode arguments, RequestStateBinding binding, RunOutcome outcome) {
     if (outcome instanceof RunOutcome.Completed completed) {
-      return done(Response.result(request.id(), completed.result()));
+      return done(complete(request, completed.result()));
     }
     if (outcome instanceof RunOutcome.Failed failed) {
       return done(error(request, failed.error()));
@@ -155,13 +327,13 @@ public final class McpDispatcher {
     RunOutcome.NeedsInput needs = (RunOutcome.NeedsInput) outcome;
     String callId = UUID.randomUUID().toString();
     return entity(callId)
-        .<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.Start(name, arguments, request.principal(),
-            needs.newSteps(), needs.questions(), replyTo), settings.askTimeout())
+        .<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.Start(request.method(), name, arguments,
+            request.principal(), needs.newSteps(), needs.questions(), replyTo), settings.askTimeout())
         .thenApply(reply -> toResponse(request, callId, binding, reply));
   }
 
-  private CompletionStage<Response> retry(
-      McpRequest request, String requestState, ObjectNode inputResponses, RequestStateBinding binding) {
+  private CompletionStage<Response> retry(McpRequest request, RunEnvironment environment, String requestState,
+      ObjectNode inputResponses, RequestStateBinding binding) {
     RequestStateCodec.Opened opened;
     try {
       opened = stateCodec.open(requestState, binding);
@@ -171,7 +343,7 @@ public final class McpDispatcher {
     }
     return entity(opened.callId())
         .<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.SubmitAnswers(opened.round(), inputResponses,
-            request.principal(), request.capabilities().declared(), replyTo), settings.askTimeout())
+            request.principal(), environment.capabilities().declared(), replyTo), settings.askTimeout())
         .thenApply(reply -> toResponse(request, opened.callId(), binding, reply));
   }
 
@@ -183,13 +355,25 @@ public final class McpDispatcher {
           new InputRequiredResult(inputRequests, stateCodec.seal(callId, asked.round(), binding)));
     }
     if (reply instanceof ToolCallEntity.Finished finished) {
-      return Response.result(request.id(), finished.result());
+      return complete(request, finished.result());
     }
     return error(request, ((ToolCallEntity.Rejected) reply).error());
   }
 
+  /** A complete result; a {@code resources/read} result is cacheable (spec §7.4). */
+  private Response complete(McpRequest request, ObjectNode result) {
+    if (request.method().equals("resources/read")) {
+      result = cacheable(result.deepCopy());
+    }
+    return Response.result(request.id(), result);
+  }
+
   private EntityRef<ToolCallEntity.Command> entity(String callId) {
     return sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
+  }
+
+  private static Response result(McpRequest request, Object result) {
+    return Response.result(request.id(), result);
   }
 
   private static Response error(McpRequest request, ErrorObject error) {

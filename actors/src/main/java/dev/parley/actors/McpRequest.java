@@ -3,6 +3,7 @@ package dev.parley.actors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.LogLevel;
 import dev.parley.runtime.json.Json;
 import dev.parley.runtime.wire.ErrorCodes;
 import dev.parley.runtime.wire.JsonRpc;
@@ -15,7 +16,7 @@ import dev.parley.runtime.wire.McpException;
  */
 public record McpRequest(
     JsonNode id, String method, ObjectNode params, String protocolVersion, ClientCapabilities capabilities,
-    String principal) {
+    String principal, JsonNode progressToken, LogLevel logLevel) {
 
   /** Applies the gate: -32602 for missing {@code _meta} keys, -32022 for an unsupported version. */
   public static McpRequest from(JsonRpc.Message message, String principal) {
@@ -39,8 +40,23 @@ public record McpRequest(
       throw new McpException(ErrorCodes.UNSUPPORTED_PROTOCOL_VERSION,
           "Unsupported protocol version: " + version.asText(), data);
     }
+    JsonNode progressToken = meta.get("progressToken");
+    if (progressToken != null && !progressToken.isTextual() && !progressToken.isIntegralNumber()) {
+      throw McpException.invalidParams("params._meta.progressToken must be a string or an integer");
+    }
+    LogLevel logLevel = null;
+    JsonNode level = meta.get(Lifecycle.META_LOG_LEVEL);
+    if (level != null) {
+      logLevel = LogLevel.fromWire(level.asText()).orElseThrow(() -> McpException.invalidParams(
+          "Unknown log level in params._meta[\"" + Lifecycle.META_LOG_LEVEL + "\"]: " + level));
+    }
     return new McpRequest(message.id(), message.method(), message.params(), version.asText(),
-        ClientCapabilities.of(capabilities), principal);
+        ClientCapabilities.of(capabilities), principal, progressToken, logLevel);
+  }
+
+  /** Whether the reply should be a stream (progress or log notifications may precede it). */
+  public boolean wantsNotifications() {
+    return progressToken != null || logLevel != null;
   }
 
   /** A string member of params, or null when absent; -32602 when present with another type. */

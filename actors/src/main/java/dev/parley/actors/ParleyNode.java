@@ -90,7 +90,8 @@ public final class ParleyNode implements AutoCloseable {
         log.warn("journal retention run failed; will retry", e);
       }
     }, interval, interval, TimeUnit.MILLISECONDS);
-    return new ParleyNode(system, toolExecutor, new McpDispatcher(server, engine, codec, sharding, settings), housekeeping);
+    return new ParleyNode(system, toolExecutor, new McpDispatcher(server, engine, codec, sharding, settings,
+        ServerNotifications.start(system, server)), housekeeping);
   }
 
   private static ThreadFactory threads(String prefix) {

@@ -11,7 +11,7 @@ import dev.parley.persistence.CallEvent.InputRequested;
 import dev.parley.persistence.CallEvent.StepRecorded;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.McpServerDefinition;
-import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.engine.AnswerValidation;
 import dev.parley.runtime.engine.AskedQuestion;
 import dev.parley.runtime.engine.CallHistory;
@@ -70,7 +70,7 @@ public final class ToolCallEntity
 
   /** Makes the call durable after its first round asked {@code questions}. */
   public record Start(
-      String name, ObjectNode arguments, String principal, Map<String, JsonNode> steps,
+      String method, String name, ObjectNode arguments, String principal, Map<String, JsonNode> steps,
       List<AskedQuestion> questions, ActorRef<Reply> replyTo) implements Command {}
 
   /** A retry: answers to the questions of {@code round}. */
@@ -176,7 +176,7 @@ public final class ToolCallEntity
   }
 
   private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {
-    CallStarted started = new CallStarted("tools/call", command.name(), command.arguments(), command.principal(),
+    CallStarted started = new CallStarted(command.method(), command.name(), command.arguments(), command.principal(),
         command.steps(), command.questions(), java.time.Instant.now());
     return Effect().persist(started).thenReply(command.replyTo(), s -> new Asked(1, command.questions()));
   }
@@ -213,10 +213,11 @@ public final class ToolCallEntity
   }
 
   private void startRun(Awaiting state, SubmitAnswers command) {
-    ToolDefinition<?> tool = server.tool(state.call().name()).orElse(null);
-    if (tool == null) {
+    CallTarget target = server.target(state.call().method(), state.call().name()).orElse(null);
+    if (target == null) {
+      // The server no longer offers what this call was made to (removed at runtime or redeployed).
       command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INVALID_PARAMS,
-          "Unknown tool: " + state.call().name(), null)));
+          "No longer available: " + state.call().method() + " " + state.call().name(), null)));
       return;
     }
     RunEnvironment environment =
@@ -228,7 +229,7 @@ public final class ToolCallEntity
     try {
       // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
       run = CompletableFuture
-          .supplyAsync(() -> engine.run(tool, state.call().arguments(), environment, state.history(), journal), toolExecutor)
+          .supplyAsync(() -> engine.run(target, state.call().arguments(), environment, state.history(), journal), toolExecutor)
           .thenCompose(stage -> stage);
     } catch (RejectedExecutionException e) {
       command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Server busy", null)));

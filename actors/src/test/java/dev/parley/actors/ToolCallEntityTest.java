@@ -132,7 +132,7 @@ class ToolCallEntityTest {
   private CommandResultWithReply<Command, CallEvent, State, Reply> start(ToolDefinition<?> tool, String arguments)
       throws Exception {
     RunOutcome.NeedsInput first = firstRound(tool, arguments);
-    return entity.<Reply>runCommand(replyTo -> new Start(tool.name(), object(arguments), ALICE, first.newSteps(),
+    return entity.<Reply>runCommand(replyTo -> new Start("tools/call", tool.name(), object(arguments), ALICE, first.newSteps(),
         first.questions(), replyTo));
   }
 
@@ -184,7 +184,7 @@ class ToolCallEntityTest {
   @Test
   void startPersistsCallStartedAndAsksTheFirstQuestions() throws Exception {
     RunOutcome.NeedsInput first = firstRound(TestTools.SCHEDULE_RELEASE, TestTools.RELEASE_ARGS);
-    var result = entity.<Reply>runCommand(replyTo -> new Start("schedule_release", object(TestTools.RELEASE_ARGS),
+    var result = entity.<Reply>runCommand(replyTo -> new Start("tools/call", "schedule_release", object(TestTools.RELEASE_ARGS),
         ALICE, first.newSteps(), first.questions(), replyTo));
 
     Asked asked = assertAsked(1, List.of("window"), result.reply());
@@ -464,7 +464,7 @@ class ToolCallEntityTest {
         ToolCallEntity.create(id, TestTools.SERVER, engine, toolExecutor, Duration.ofSeconds(10)));
     TestProbe<Reply> probe = testKit.createTestProbe(Reply.class);
     RunOutcome.NeedsInput first = firstRound(TestTools.SCHEDULE_RELEASE, TestTools.RELEASE_ARGS);
-    call.tell(new Start("schedule_release", object(TestTools.RELEASE_ARGS), ALICE, first.newSteps(), first.questions(),
+    call.tell(new Start("tools/call", "schedule_release", object(TestTools.RELEASE_ARGS), ALICE, first.newSteps(), first.questions(),
         probe.ref()));
     assertAsked(1, List.of("window"), probe.receiveMessage());
     assertEquals(1, TestTools.RELEASE_RUNS.get());

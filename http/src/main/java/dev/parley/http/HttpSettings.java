@@ -2,12 +2,14 @@ package dev.parley.http;
 
 import com.typesafe.config.Config;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
 /** The {@code parley.http} block of the configuration, read once at start. */
 public record HttpSettings(
-    String host, int port, String path, long maxBodyBytes, Set<String> allowedHosts, Set<String> allowedOriginHosts) {
+    String host, int port, String path, long maxBodyBytes, Set<String> allowedHosts, Set<String> allowedOriginHosts,
+    Duration keepAlive) {
 
   public static HttpSettings from(Config config) {
     Config http = config.getConfig("parley.http");
@@ -17,7 +19,8 @@ public record HttpSettings(
         http.getString("path"),
         http.getBytes("max-body-bytes"),
         lower(http.getStringList("allowed-hosts")),
-        lower(http.getStringList("allowed-origin-hosts")));
+        lower(http.getStringList("allowed-origin-hosts")),
+        http.getDuration("keep-alive"));
   }
 
   private static Set<String> lower(List<String> values) {

@@ -113,9 +113,10 @@ public final class McpHttpServer implements AutoCloseable {
     /** Starts the node and binds; blocks until the endpoint accepts requests. */
     public McpHttpServer start() {
       JournalDatabase journal = database != null ? database : new JournalDatabase.H2File(dataDirectory);
-      Config effective = ParleyNode.effectiveConfig(config, journal);
+      Config overrides = config.withFallback(ConfigFactory.parseResources("parley-http.conf"));
+      Config effective = ParleyNode.effectiveConfig(overrides, journal);
       HttpSettings settings = HttpSettings.from(effective);
-      ParleyNode node = ParleyNode.start("parley", config, journal, definition, stateKeys(effective));
+      ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
       try {
         McpRoutes mcp = new McpRoutes(node.dispatcher(), settings, principals, Materializer.matFromSystem(node.system()));
         Route route = mcp.route();

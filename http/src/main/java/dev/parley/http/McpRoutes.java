@@ -1,6 +1,20 @@
 package dev.parley.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.LogLevel;
+import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.engine.Cancellation;
+import dev.parley.runtime.engine.RunEnvironment;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
+import org.apache.pekko.util.ByteString;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import dev.parley.actors.McpDispatcher;
 import dev.parley.actors.McpRequest;
 import dev.parley.runtime.json.Json;
@@ -43,6 +57,8 @@ import java.util.concurrent.CompletionStage;
  */
 public final class McpRoutes extends AllDirectives {
   private static final long BODY_READ_TIMEOUT_MS = 10_000;
+  private static final int STREAM_BUFFER = 256;
+  private static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
   private static final String BASE64_PREFIX = "=?base64?";
   private static final String BASE64_SUFFIX = "?=";
 
@@ -105,10 +121,157 @@ public final class McpRoutes extends AllDirectives {
       }
       request = McpRequest.from(message, principals.principalOf(http));
       checkHeaders(http, request);
+      if (request.method().equals("tools/call")) {
+        checkParameterHeaders(http, request);
+      }
+      if (request.method().equals("subscriptions/listen")) {
+        return done(eventStream(listenEvents(request)));
+      }
     } catch (McpException e) {
       return done(jsonError(StatusCodes.BAD_REQUEST, JsonRpc.idOf(body), e.toError()));
     }
+    if (request.wantsNotifications() && acceptsEventStream(http)) {
+      return done(eventStream(streamedReply(request)));
+    }
     return dispatcher.dispatch(request).thenApply(response -> json(statusOf(response), response));
+  }
+
+  // --- SSE ------------------------------------------------------------------------------
+
+  /**
+   * A request with a progress token or a log level is answered as SSE: its notifications, then
+   * the response, which ends the stream. If the client closes the stream first, the request is
+   * cancelled: the handler sees {@code isCancelled()}, its thread is interrupted, nothing more is sent.
+   */
+  private Source<ByteString, NotUsed> streamedReply(McpRequest request) {
+    Pair<SourceQueueWithComplete<ObjectNode>, Source<ObjectNode, NotUsed>> queue =
+        Source.<ObjectNode>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
+    Cancellation cancellation = new Cancellation();
+    AtomicBoolean answered = new AtomicBoolean();
+    dispatcher.dispatch(request, new StreamSink(request, queue.first()), cancellation)
+        .thenAccept(response -> {
+          answered.set(true);
+          queue.first().offer((ObjectNode) Json.tree(response));
+          queue.first().complete();
+        });
+    return queue.second()
+        .map(McpRoutes::sseFrame)
+        .watchTermination((notUsed, terminated) -> {
+          terminated.whenComplete((ok, failure) -> {
+            if (!answered.get()) {
+              cancellation.cancel();
+            }
+          });
+          return NotUsed.getInstance();
+        });
+  }
+
+  /** Progress and log notifications of one request, filtered by what the request asked for. */
+  private record StreamSink(McpRequest request, SourceQueueWithComplete<ObjectNode> queue)
+      implements RunEnvironment.RequestSink {
+    @Override
+    public void progress(double done, Double total, String message) {
+      if (request.progressToken() == null) {
+        return;
+      }
+      ObjectNode params = Json.object();
+      params.set("progressToken", request.progressToken());
+      params.put("progress", done);
+      if (total != null) {
+        params.put("total", total);
+      }
+      if (message != null) {
+        params.put("message", message);
+      }
+      queue.offer(McpDispatcher.notification("notifications/progress", params));
+    }
+
+    @Override
+    public void log(LogLevel level, String logger, JsonNode data) {
+      if (request.logLevel() == null || level.compareTo(request.logLevel()) < 0) {
+        return;
+      }
+      ObjectNode params = Json.object().put("level", level.wireName());
+      if (logger != null) {
+        params.put("logger", logger);
+      }
+      params.set("data", data);
+      queue.offer(McpDispatcher.notification("notifications/message", params));
+    }
+  }
+
+  /** The acknowledgement, then the requested notifications, with keep-alive comments between. */
+  private Source<ByteString, NotUsed> listenEvents(McpRequest request) {
+    McpDispatcher.Listen listen = dispatcher.listen(request);
+    return Source.single(listen.acknowledgement())
+        .concat(listen.notifications())
+        .map(McpRoutes::sseFrame)
+        .keepAlive(settings.keepAlive(), () -> KEEP_ALIVE);
+  }
+
+  private static ByteString sseFrame(ObjectNode message) {
+    return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
+  }
+
+  private static HttpResponse eventStream(Source<ByteString, NotUsed> frames) {
+    return HttpResponse.create()
+        .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
+        .addHeader(RawHeader.create("Cache-Control", "no-cache"))
+        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
+  }
+
+  private static boolean acceptsEventStream(HttpRequest request) {
+    Optional<HttpHeader> accept = request.getHeader("accept");
+    return accept.isEmpty() || accept.get().value().toLowerCase(Locale.ROOT).contains("text/event-stream")
+        || accept.get().value().contains("*/*");
+  }
+
+  // --- headers --------------------------------------------------------------------------
+
+  /**
+   * {@code Mcp-Param-*} headers (spec §6.2): each tool argument whose input-schema property
+   * carries {@code x-mcp-header} must be repeated in its header when present in the body; an
+   * argument that is null or absent has no header.
+   */
+  private void checkParameterHeaders(HttpRequest http, McpRequest request) {
+    ToolDefinition<?> tool = dispatcher.server().tool(textOrEmpty(request.params().get("name"))).orElse(null);
+    if (tool == null) {
+      return;
+    }
+    JsonNode arguments = request.params().path("arguments");
+    for (Map.Entry<String, JsonNode> property : tool.inputSchema().path("properties").properties()) {
+      JsonNode headerName = property.getValue().get("x-mcp-header");
+      if (headerName == null || !headerName.isTextual()) {
+        continue;
+      }
+      String header = "mcp-param-" + headerName.asText().toLowerCase(Locale.ROOT);
+      JsonNode value = arguments.get(property.getKey());
+      Optional<String> sent = http.getHeader(header).map(HttpHeader::value).map(String::trim);
+      if (value == null || value.isNull()) {
+        if (sent.isPresent()) {
+          throw new McpException(ErrorCodes.HEADER_MISMATCH, "Header " + header + " given for an absent argument");
+        }
+        continue;
+      }
+      if (sent.isEmpty()) {
+        throw new McpException(ErrorCodes.HEADER_MISMATCH, "Missing required header " + header);
+      }
+      if (!sameValue(decodeHeaderValue(header, sent.get()), value)) {
+        throw new McpException(ErrorCodes.HEADER_MISMATCH, "Header " + header + " does not match the request body");
+      }
+    }
+  }
+
+  /** Integers compare numerically, booleans as true/false, strings exactly. */
+  private static boolean sameValue(String header, JsonNode value) {
+    if (value.isIntegralNumber()) {
+      try {
+        return new java.math.BigInteger(header).equals(value.bigIntegerValue());
+      } catch (NumberFormatException e) {
+        return false;
+      }
+    }
+    return value.isValueNode() && header.equals(value.asText());
   }
 
   /** Standard headers must repeat the body (spec §6.2); values compare exactly after trimming. */

@@ -22,6 +22,37 @@ public interface CallContext {
   Map<String, ElicitAnswer> elicitAll(Map<String, ? extends Elicitation> questions);
 
   /**
+   * Asks several questions of any kind in one round (elicitations, and the deprecated sampling
+   * and roots requests); returns the answers in the order asked.
+   */
+  Map<String, InputAnswer> askAll(Map<String, ? extends InputQuestion> questions);
+
+  /**
+   * Asks the client's model for a completion.
+   *
+   * @deprecated Sampling is deprecated in MCP 2026-07-28; call a model provider directly.
+   */
+  @Deprecated
+  SamplingAnswer sample(String key, SamplingRequest request);
+
+  /**
+   * Asks the client for its roots.
+   *
+   * @deprecated Roots are deprecated in MCP 2026-07-28; take paths as arguments.
+   */
+  @Deprecated
+  RootsAnswer listRoots(String key);
+
+  /**
+   * Sends a {@code notifications/message} to the client, if the request asked for log messages
+   * at this level or above ({@code _meta.io.modelcontextprotocol/logLevel}).
+   *
+   * @deprecated Logging is deprecated in MCP 2026-07-28; log to stderr or OpenTelemetry.
+   */
+  @Deprecated
+  void log(LogLevel level, String logger, Object data);
+
+  /**
    * Runs {@code action} once for the whole call, journals its result, and returns the journaled
    * result on every later run. Side effects (charging a card, sending a mail) belong in steps.
    * {@code name} must be unique within the call; {@code type} must round-trip through JSON.

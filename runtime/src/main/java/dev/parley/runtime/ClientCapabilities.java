@@ -25,6 +25,14 @@ public record ClientCapabilities(ObjectNode declared) {
     return elicitation != null && elicitation.has("url");
   }
 
+  public boolean sampling() {
+    return declared.has("sampling");
+  }
+
+  public boolean roots() {
+    return declared.has("roots");
+  }
+
   public boolean extension(String id) {
     return declared.path("extensions").has(id);
   }

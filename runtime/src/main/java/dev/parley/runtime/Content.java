@@ -11,7 +11,8 @@ import com.fasterxml.jackson.annotation.JsonTypeName;
     @JsonSubTypes.Type(Content.Text.class),
     @JsonSubTypes.Type(Content.Image.class),
     @JsonSubTypes.Type(Content.Audio.class),
-    @JsonSubTypes.Type(Content.ResourceLink.class)
+    @JsonSubTypes.Type(Content.ResourceLink.class),
+    @JsonSubTypes.Type(Content.EmbeddedResource.class)
 })
 @JsonInclude(JsonInclude.Include.NON_ABSENT)
 public sealed interface Content {
@@ -30,6 +31,10 @@ public sealed interface Content {
   /** Base64 audio data. */
   @JsonTypeName("audio")
   record Audio(String data, String mimeType) implements Content {}
+
+  /** A resource's contents, inlined. */
+  @JsonTypeName("resource")
+  record EmbeddedResource(ResourceContents resource) implements Content {}
 
   @JsonTypeName("resource_link")
   @JsonInclude(JsonInclude.Include.NON_ABSENT)

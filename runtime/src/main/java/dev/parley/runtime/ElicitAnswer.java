@@ -8,7 +8,7 @@ import dev.parley.runtime.json.Json;
  * The user's answer to an elicitation. All three outcomes are normal: a handler decides what a
  * decline or a cancel means for its call.
  */
-public sealed interface ElicitAnswer {
+public sealed interface ElicitAnswer extends InputAnswer {
 
   /** The user accepted; {@code content} holds the form values (empty for URL mode). */
   record Accepted(ObjectNode content) implements ElicitAnswer {

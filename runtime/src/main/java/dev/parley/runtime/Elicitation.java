@@ -11,16 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /** A question for the user, sent as an {@code elicitation/create} input request (spec §4). */
-public sealed interface Elicitation {
-
-  /** The wire input request this question becomes. */
-  InputRequest toInputRequest();
-
-  /** Whether the request's client declared the capability this question needs. */
-  boolean supportedBy(ClientCapabilities capabilities);
-
-  /** The capability object to name in a -32021 error when it is missing. */
-  ObjectNode requiredCapability();
+public sealed interface Elicitation extends InputQuestion permits Elicitation.Form, Elicitation.Url {
 
   static Form.Builder form(String message) {
     return new Form.Builder(message);

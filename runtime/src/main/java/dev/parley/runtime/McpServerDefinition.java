@@ -1,23 +1,36 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.ServerChange.ListKind;
 import dev.parley.runtime.wire.Lifecycle.Implementation;
 
 import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
-/** Everything a server offers: its identity, instructions and tools. Immutable. */
+/**
+ * Everything a server offers: identity, instructions, tools, prompts and resources. Items may
+ * be added and removed at runtime; each change is announced to {@link #onChange} listeners
+ * (which feed list-changed notifications). Lists keep registration order.
+ */
 public final class McpServerDefinition {
   private final Implementation serverInfo;
   private final String instructions;
-  private final Map<String, ToolDefinition<?>> tools;
+  private final List<Consumer<ServerChange>> listeners = new CopyOnWriteArrayList<>();
+  // Copy-on-write maps: readers never lock, writers replace the whole map.
+  private volatile Map<String, ToolDefinition<?>> tools;
+  private volatile Map<String, PromptDefinition> prompts;
+  private volatile Map<String, ResourceDefinition> resources;
 
   private McpServerDefinition(Builder builder) {
     this.serverInfo = new Implementation(builder.name, builder.version, builder.title);
     this.instructions = builder.instructions;
-    this.tools = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tools));
+    this.tools = new LinkedHashMap<>(builder.tools);
+    this.prompts = new LinkedHashMap<>(builder.prompts);
+    this.resources = new LinkedHashMap<>(builder.resources);
   }
 
   public static Builder builder(String name, String version) {
@@ -32,7 +45,6 @@ public final class McpServerDefinition {
     return instructions;
   }
 
-  /** Tools in registration order (the order {@code tools/list} pages through). */
   public Collection<ToolDefinition<?>> tools() {
     return tools.values();
   }
@@ -41,12 +53,113 @@ public final class McpServerDefinition {
     return Optional.ofNullable(tools.get(name));
   }
 
+  public Collection<PromptDefinition> prompts() {
+    return prompts.values();
+  }
+
+  public Optional<PromptDefinition> prompt(String name) {
+    return Optional.ofNullable(prompts.get(name));
+  }
+
+  /** Fixed-URI resources, for {@code resources/list}. */
+  public List<ResourceDefinition> resources() {
+    return resources.values().stream().filter(r -> !r.isTemplate()).toList();
+  }
+
+  /** Templates, for {@code resources/templates/list}. */
+  public List<ResourceDefinition> resourceTemplates() {
+    return resources.values().stream().filter(ResourceDefinition::isTemplate).toList();
+  }
+
+  /** The resource serving {@code uri}: an exact URI first, then the first matching template. */
+  public Optional<ResourceDefinition> resourceFor(String uri) {
+    ResourceDefinition exact = resources.get(uri);
+    if (exact != null && !exact.isTemplate()) {
+      return Optional.of(exact);
+    }
+    return resourceTemplates().stream().filter(r -> r.match(uri).isPresent()).findFirst();
+  }
+
+  /** What a durable call of {@code method} on {@code name} runs, found again on every round. */
+  public Optional<CallTarget> target(String method, String name) {
+    return switch (method) {
+      case "tools/call" -> tool(name).map(CallTarget.class::cast);
+      case "prompts/get" -> prompt(name).map(CallTarget.class::cast);
+      case "resources/read" -> resourceFor(name).map(resource -> resource.readerOf(name));
+      default -> Optional.empty();
+    };
+  }
+
+  public synchronized void addTool(ToolDefinition<?> tool) {
+    tools = added(tools, tool.name(), tool);
+    announce(new ServerChange.ListChanged(ListKind.TOOLS));
+  }
+
+  public synchronized boolean removeTool(String name) {
+    return removed(() -> tools, map -> tools = map, name, ListKind.TOOLS);
+  }
+
+  public synchronized void addPrompt(PromptDefinition prompt) {
+    prompts = added(prompts, prompt.name(), prompt);
+    announce(new ServerChange.ListChanged(ListKind.PROMPTS));
+  }
+
+  public synchronized boolean removePrompt(String name) {
+    return removed(() -> prompts, map -> prompts = map, name, ListKind.PROMPTS);
+  }
+
+  public synchronized void addResource(ResourceDefinition resource) {
+    resources = added(resources, resource.uri(), resource);
+    announce(new ServerChange.ListChanged(ListKind.RESOURCES));
+  }
+
+  public synchronized boolean removeResource(String uriOrTemplate) {
+    return removed(() -> resources, map -> resources = map, uriOrTemplate, ListKind.RESOURCES);
+  }
+
+  /** Tells subscribers of {@code uri} that its contents changed. */
+  public void resourceUpdated(String uri) {
+    announce(new ServerChange.ResourceUpdated(uri));
+  }
+
+  /** Registers a listener for runtime changes; it is called on the changing thread. */
+  public void onChange(Consumer<ServerChange> listener) {
+    listeners.add(listener);
+  }
+
+  private void announce(ServerChange change) {
+    listeners.forEach(listener -> listener.accept(change));
+  }
+
+  private static <T> Map<String, T> added(Map<String, T> current, String key, T item) {
+    if (current.containsKey(key)) {
+      throw new IllegalArgumentException("already registered: " + key);
+    }
+    Map<String, T> copy = new LinkedHashMap<>(current);
+    copy.put(key, item);
+    return copy;
+  }
+
+  private <T> boolean removed(
+      java.util.function.Supplier<Map<String, T>> current, Consumer<Map<String, T>> replace, String key, ListKind kind) {
+    if (!current.get().containsKey(key)) {
+      return false;
+    }
+    Map<String, T> copy = new LinkedHashMap<>(current.get());
+    copy.remove(key);
+    replace.accept(copy);
+    announce(new ServerChange.ListChanged(kind));
+    return true;
+  }
+
   public static final class Builder {
     private final String name;
     private final String version;
     private String title;
     private String instructions;
     private final Map<String, ToolDefinition<?>> tools = new LinkedHashMap<>();
+    private final Map<String, PromptDefinition> prompts = new LinkedHashMap<>();
+    private final Map<String, ResourceDefinition> resources = new LinkedHashMap<>();
 
     private Builder(String name, String version) {
       this.name = name;
@@ -64,10 +177,24 @@ public final class McpServerDefinition {
     }
 
     public Builder tool(ToolDefinition<?> tool) {
-      if (tools.putIfAbsent(tool.name(), tool) != null) {
-        throw new IllegalArgumentException("duplicate tool name: " + tool.name());
-      }
+      put(tools, tool.name(), tool);
       return this;
+    }
+
+    public Builder prompt(PromptDefinition prompt) {
+      put(prompts, prompt.name(), prompt);
+      return this;
+    }
+
+    public Builder resource(ResourceDefinition resource) {
+      put(resources, resource.uri(), resource);
+      return this;
+    }
+
+    private static <T> void put(Map<String, T> map, String key, T item) {
+      if (map.putIfAbsent(key, item) != null) {
+        throw new IllegalArgumentException("duplicate name: " + key);
+      }
     }
 
     public McpServerDefinition build() {

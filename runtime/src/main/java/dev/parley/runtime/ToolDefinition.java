@@ -8,7 +8,12 @@ import dev.parley.runtime.schema.JsonSchemas;
 import dev.parley.runtime.schema.RecordSchemas;
 import dev.parley.runtime.wire.Tools.ToolInfo;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.regex.Pattern;
 
 /**
@@ -16,7 +21,7 @@ import java.util.regex.Pattern;
  * {@link #tool(String, Class)} (schema derived from a record) or
  * {@link #tool(String, JsonNode)} (schema given; arguments arrive as a JSON object).
  */
-public final class ToolDefinition<A> {
+public final class ToolDefinition<A> implements CallTarget {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
 
   private final String name;
@@ -54,8 +59,61 @@ public final class ToolDefinition<A> {
     return new Builder<>(name, ObjectNode.class, schema.deepCopy());
   }
 
+  @Override
+  public String method() {
+    return "tools/call";
+  }
+
+  @Override
   public String name() {
     return name;
+  }
+
+  /**
+   * Validates the arguments against the input schema (a mismatch is an {@code isError} result,
+   * and the handler never runs), converts them and runs the handler.
+   */
+  @Override
+  public CompletionStage<ObjectNode> invoke(ObjectNode arguments, CallContext context, Executor blockingExecutor) {
+    List<String> problems = JsonSchemas.problems(compiledInputSchema, arguments);
+    if (!problems.isEmpty()) {
+      return invalidArguments(String.join("; ", problems));
+    }
+    A typed;
+    try {
+      typed = argumentsType == ObjectNode.class
+          ? argumentsType.cast(arguments)
+          : Json.MAPPER.treeToValue(arguments, argumentsType);
+    } catch (Exception e) {
+      return invalidArguments(e.getMessage());
+    }
+    if (blockingHandler != null) {
+      return CompletableFuture.supplyAsync(() -> {
+        try {
+          return wire(blockingHandler.handle(typed, context));
+        } catch (RuntimeException | Error e) {
+          throw e;
+        } catch (Exception e) {
+          throw new CompletionException(e);
+        }
+      }, blockingExecutor);
+    }
+    return asyncHandler.handle(typed, context).thenApply(this::wire);
+  }
+
+  private ObjectNode wire(ToolResult result) {
+    return result == null ? ToolResult.error("Tool " + name + " returned no result").toWire() : result.toWire();
+  }
+
+  private CompletionStage<ObjectNode> invalidArguments(String problems) {
+    return CompletableFuture.completedFuture(
+        ToolResult.error("Invalid arguments for tool " + name + ": " + problems).toWire());
+  }
+
+  /** A tool that fails reports it as an {@code isError} result, not a JSON-RPC error (spec §8). */
+  @Override
+  public ObjectNode resultForFailure(Throwable failure) {
+    return ToolResult.error("Tool " + name + " failed: " + failure.getMessage()).toWire();
   }
 
   public ObjectNode inputSchema() {
@@ -78,6 +136,11 @@ public final class ToolDefinition<A> {
   /** Null when the handler is blocking. */
   public AsyncToolHandler<A> asyncHandler() {
     return asyncHandler;
+  }
+
+  /** The {@code tools/list} entry as JSON. */
+  public ObjectNode infoJson() {
+    return (ObjectNode) Json.tree(info());
   }
 
   public ToolInfo info() {

@@ -25,7 +25,12 @@ public final class AnswerValidation {
       throw McpException.invalidParams("inputResponses['" + key + "'] must be an object");
     }
     InputRequest request = question.request();
-    if (!InputRequest.ELICIT.equals(request.method())) {
+    if (InputRequest.SAMPLING.equals(request.method())) {
+      checkSampling(key, response);
+      return;
+    }
+    if (InputRequest.ROOTS.equals(request.method())) {
+      checkRoots(key, response);
       return;
     }
     String action = response.path("action").asText(null);
@@ -46,6 +51,29 @@ public final class AnswerValidation {
     if (!problems.isEmpty()) {
       throw McpException.invalidParams("inputResponses['" + key + "'] does not match the requested schema: "
           + String.join("; ", problems));
+    }
+  }
+
+  /** A {@code CreateMessageResult}: role, content and model. */
+  private static void checkSampling(String key, JsonNode response) {
+    if (!response.path("role").isTextual() || !response.path("content").isContainerNode()
+        || !response.path("model").isTextual()) {
+      throw McpException.invalidParams(
+          "inputResponses['" + key + "'] must be a CreateMessageResult with role, content and model");
+    }
+  }
+
+  /** A {@code ListRootsResult}: an array of roots, each with a string uri. */
+  private static void checkRoots(String key, JsonNode response) {
+    JsonNode roots = response.get("roots");
+    boolean valid = roots != null && roots.isArray();
+    if (valid) {
+      for (JsonNode root : roots) {
+        valid &= root.isObject() && root.path("uri").isTextual();
+      }
+    }
+    if (!valid) {
+      throw McpException.invalidParams("inputResponses['" + key + "'] must be a ListRootsResult with a roots array");
     }
   }
 }

@@ -6,10 +6,15 @@ import dev.parley.runtime.CallContext;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
-import dev.parley.runtime.ToolDefinition;
-import dev.parley.runtime.ToolResult;
+import dev.parley.runtime.CallTarget;
+import dev.parley.runtime.InputAnswer;
+import dev.parley.runtime.InputQuestion;
+import dev.parley.runtime.LogLevel;
+import dev.parley.runtime.RootsAnswer;
+import dev.parley.runtime.RootsRequest;
+import dev.parley.runtime.SamplingAnswer;
+import dev.parley.runtime.SamplingRequest;
 import dev.parley.runtime.json.Json;
-import dev.parley.runtime.schema.JsonSchemas;
 import dev.parley.runtime.wire.ErrorCodes;
 import dev.parley.runtime.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.wire.McpException;
@@ -46,56 +51,30 @@ public final class ReplayEngine {
   }
 
   /**
-   * One run. Blocking handlers run on the tool executor; async handlers on the calling thread.
-   * The returned stage never fails: every ending is a {@link RunOutcome}.
+   * One run of {@code target} over {@code history}. Blocking handlers run on the tool executor,
+   * interruptible through the environment's {@link Cancellation}; async handlers run on the
+   * calling thread. The returned stage never fails: every ending is a {@link RunOutcome}.
    */
-  public <A> CompletionStage<RunOutcome> run(
-      ToolDefinition<A> tool, JsonNode arguments, RunEnvironment environment, CallHistory history,
-      StepJournal journal) {
+  public CompletionStage<RunOutcome> run(
+      CallTarget target, JsonNode arguments, RunEnvironment environment, CallHistory history, StepJournal journal) {
     RunContext context = new RunContext(environment, history, journal);
-    JsonNode given = arguments == null ? Json.object() : arguments;
-    A typedArguments;
+    ObjectNode given = arguments instanceof ObjectNode o ? o : Json.object();
+    Cancellation cancellation = environment.cancellation();
+    Executor interruptible = work -> toolExecutor.execute(() -> cancellation.runInterruptibly(work));
+    CompletableFuture<ObjectNode> result;
     try {
-      // The advertised input schema is the contract: arguments that break it never reach the handler.
-      List<String> problems = JsonSchemas.problems(tool.compiledInputSchema(), given);
-      if (!problems.isEmpty()) {
-        throw new IllegalArgumentException(String.join("; ", problems));
-      }
-      typedArguments = tool.argumentsType() == ObjectNode.class
-          ? tool.argumentsType().cast(given)
-          : Json.MAPPER.treeToValue(given, tool.argumentsType());
-    } catch (Exception e) {
-      return CompletableFuture.completedFuture(new RunOutcome.Completed(
-          ToolResult.error("Invalid arguments for tool " + tool.name() + ": " + e.getMessage()).toWire()));
+      result = target.invoke(given, context, interruptible).toCompletableFuture();
+    } catch (RejectedExecutionException e) {
+      log.warn("tool executor refused a run of {} {}", target.method(), target.name(), e);
+      return CompletableFuture.completedFuture(new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
+          "Server busy: the tool executor is full", null)));
+    } catch (Throwable t) {
+      result = CompletableFuture.failedFuture(t);
     }
-    CompletableFuture<ToolResult> result;
-    if (tool.blockingHandler() != null) {
-      try {
-        result = CompletableFuture.supplyAsync(() -> {
-          try {
-            return tool.blockingHandler().handle(typedArguments, context);
-          } catch (RuntimeException | Error e) {
-            throw e;
-          } catch (Exception e) {
-            throw new CompletionException(e);
-          }
-        }, toolExecutor);
-      } catch (RejectedExecutionException e) {
-        log.warn("tool executor refused a run of tool {}", tool.name(), e);
-        return CompletableFuture.completedFuture(new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
-            "Server busy: the tool executor is full", null)));
-      }
-    } else {
-      try {
-        result = tool.asyncHandler().handle(typedArguments, context).toCompletableFuture();
-      } catch (Throwable t) {
-        result = CompletableFuture.failedFuture(t);
-      }
-    }
-    return result.handle((value, failure) -> outcome(tool.name(), context, value, failure));
+    return result.handle((value, failure) -> outcome(target, context, value, failure));
   }
 
-  private static RunOutcome outcome(String toolName, RunContext context, ToolResult value, Throwable failure) {
+  private static RunOutcome outcome(CallTarget target, RunContext context, ObjectNode value, Throwable failure) {
     Throwable cause = failure;
     while (cause instanceof CompletionException && cause.getCause() != null) {
       cause = cause.getCause();
@@ -106,10 +85,7 @@ public final class ReplayEngine {
       cause = context.ending;
     }
     if (cause == null) {
-      if (value == null) {
-        return new RunOutcome.Completed(ToolResult.error("Tool " + toolName + " returned no result").toWire());
-      }
-      return new RunOutcome.Completed(value.toWire());
+      return new RunOutcome.Completed(value);
     }
     if (cause instanceof RoundEnds ends) {
       synchronized (context.newSteps) {
@@ -125,9 +101,11 @@ public final class ReplayEngine {
     if (cause instanceof McpException mcp) {
       return new RunOutcome.Failed(mcp.toError());
     }
-    log.warn("tool {} failed", toolName, cause);
-    return new RunOutcome.Completed(
-        ToolResult.error("Tool " + toolName + " failed: " + cause.getMessage()).toWire());
+    log.warn("{} {} failed", target.method(), target.name(), cause);
+    ObjectNode failureResult = target.resultForFailure(cause);
+    return failureResult != null
+        ? new RunOutcome.Completed(failureResult)
+        : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null));
   }
 
   /**
@@ -172,13 +150,34 @@ public final class ReplayEngine {
 
     @Override
     public ElicitAnswer elicit(String key, Elicitation question) {
-      return elicitAll(Map.of(key, question)).get(key);
+      return (ElicitAnswer) askAll(Map.of(key, question)).get(key);
     }
 
     @Override
     public Map<String, ElicitAnswer> elicitAll(Map<String, ? extends Elicitation> questions) {
-      refuseAfterTheRoundEnded();
       Map<String, ElicitAnswer> answers = new LinkedHashMap<>();
+      askAll(questions).forEach((key, answer) -> answers.put(key, (ElicitAnswer) answer));
+      return answers;
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public SamplingAnswer sample(String key, SamplingRequest request) {
+      Deprecations.warnOnce("sampling/createMessage");
+      return (SamplingAnswer) askAll(Map.of(key, request)).get(key);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public RootsAnswer listRoots(String key) {
+      Deprecations.warnOnce("roots/list");
+      return (RootsAnswer) askAll(Map.of(key, new RootsRequest())).get(key);
+    }
+
+    @Override
+    public Map<String, InputAnswer> askAll(Map<String, ? extends InputQuestion> questions) {
+      refuseAfterTheRoundEnded();
+      Map<String, InputAnswer> answers = new LinkedHashMap<>();
       List<AskedQuestion> unanswered = new ArrayList<>();
       questions.forEach((key, question) -> {
         AskedQuestion asked = AskedQuestion.of(key, question.toInputRequest());
@@ -190,7 +189,7 @@ public final class ReplayEngine {
         }
         CallHistory.RecordedAnswer recorded = history.answers().get(key);
         if (recorded != null && recorded.fingerprint().equals(asked.fingerprint())) {
-          answers.put(key, ElicitAnswer.fromWire(recorded.response()));
+          answers.put(key, InputAnswers.fromWire(question, recorded.response()));
           return;
         }
         if (recorded != null) {
@@ -264,12 +263,19 @@ public final class ReplayEngine {
 
     @Override
     public void progress(double done, Double total, String message) {
-      environment.progress().progress(done, total, message);
+      environment.sink().progress(done, total, message);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public void log(LogLevel level, String logger, Object data) {
+      Deprecations.warnOnce("logging (notifications/message)");
+      environment.sink().log(level, logger, Json.tree(data));
     }
 
     @Override
     public boolean isCancelled() {
-      return environment.cancelled().getAsBoolean();
+      return environment.cancellation().isCancelled();
     }
 
     @Override

@@ -1,21 +1,26 @@
 package dev.parley.runtime.engine;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.LogLevel;
 
-import java.util.function.BooleanSupplier;
-
-/** What one run knows of the request it serves. */
+/** What one run knows of the request it serves, and where its notifications go. */
 public record RunEnvironment(
-    String principal, ClientCapabilities capabilities, ProgressListener progress, BooleanSupplier cancelled) {
+    String principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation) {
 
   public static RunEnvironment of(String principal, ClientCapabilities capabilities) {
-    return new RunEnvironment(principal, capabilities, ProgressListener.NONE, () -> false);
+    return new RunEnvironment(principal, capabilities, RequestSink.NONE, new Cancellation());
   }
 
-  @FunctionalInterface
-  public interface ProgressListener {
-    ProgressListener NONE = (done, total, message) -> {};
+  /**
+   * Request-scoped notifications of a run. The transport decides what reaches the client: no
+   * progress without a progress token, no log messages below the request's log level.
+   */
+  public interface RequestSink {
+    RequestSink NONE = new RequestSink() {};
 
-    void progress(double done, Double total, String message);
+    default void progress(double done, Double total, String message) {}
+
+    default void log(LogLevel level, String logger, JsonNode data) {}
   }
 }

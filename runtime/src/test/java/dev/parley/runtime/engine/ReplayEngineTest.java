@@ -921,8 +921,14 @@ class ReplayEngineTest {
   @Test
   void progressAndCancellationReachTheEnvironment() throws Exception {
     List<String> reported = Collections.synchronizedList(new ArrayList<>());
-    RunEnvironment environment = new RunEnvironment("alice", FORM_ONLY,
-        (done, total, message) -> reported.add(done + "/" + total + " " + message), () -> true);
+    Cancellation cancelled = new Cancellation();
+    cancelled.cancel();
+    RunEnvironment environment = new RunEnvironment("alice", FORM_ONLY, new RunEnvironment.RequestSink() {
+      @Override
+      public void progress(double done, Double total, String message) {
+        reported.add(done + "/" + total + " " + message);
+      }
+    }, cancelled);
     ToolDefinition<ObjectNode> tool = ToolDefinition.tool("long", Json.parse("{\"type\":\"object\"}"))
         .handler((arguments, ctx) -> {
           ctx.progress(1, 2.0, "half way");

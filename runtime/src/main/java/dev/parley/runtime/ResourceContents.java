@@ -1,0 +1,22 @@
+package dev.parley.runtime;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/** What {@code resources/read} returns for one URI: text, or base64 binary. */
+@JsonInclude(JsonInclude.Include.NON_ABSENT)
+public sealed interface ResourceContents {
+
+  static Text text(String uri, String mimeType, String text) {
+    return new Text(uri, mimeType, text);
+  }
+
+  static Blob blob(String uri, String mimeType, String base64) {
+    return new Blob(uri, mimeType, base64);
+  }
+
+  @JsonInclude(JsonInclude.Include.NON_ABSENT)
+  record Text(String uri, String mimeType, String text) implements ResourceContents {}
+
+  @JsonInclude(JsonInclude.Include.NON_ABSENT)
+  record Blob(String uri, String mimeType, String blob) implements ResourceContents {}
+}
