@@ -41,6 +41,9 @@ public sealed interface CallEvent extends JournalEvent {
   /** Round {@code round} ended with the call's result (a wire {@code CallToolResult}). */
   record CallCompleted(int round, ObjectNode result) implements CallEvent {}
 
+  /** Round {@code round} handed the call over to task {@code taskId}; the task owns the rest. */
+  record CallBecameTask(int round, String taskId) implements CallEvent {}
+
   /** Round {@code round} ended the call with a JSON-RPC error. */
   record CallFailed(int round, ErrorObject error) implements CallEvent {}
 }

@@ -24,6 +24,11 @@ public sealed interface JournalDatabase {
   /** The DDL script (from this module's resources) that creates the journal tables. */
   String schemaResource();
 
+  /** A table or column name as SQL must spell it for this database's journal tables. */
+  default String identifier(String name) {
+    return name;
+  }
+
   /** Configuration that points pekko-persistence-jdbc's shared database at this one. */
   default Config config() {
     String db = "pekko-persistence-jdbc.shared-databases.slick.";
@@ -73,6 +78,12 @@ public sealed interface JournalDatabase {
     @Override
     public String schemaResource() {
       return "parley/schema/h2.sql";
+    }
+
+    /** The H2 tables were created with quoted lower-case names. */
+    @Override
+    public String identifier(String name) {
+      return "\"" + name + "\"";
     }
   }
 

@@ -35,14 +35,14 @@ public final class JournalRetention {
   /** Deletes the events (and snapshots) of expired calls; returns how many events went. */
   public int purge() {
     long cutoff = clock.millis() - retention.toMillis();
-    String id = quote("persistence_id");
-    String expired = "SELECT " + id + " FROM " + quote("event_journal") + " WHERE " + id + " LIKE ? GROUP BY "
-        + id + " HAVING MAX(" + quote("write_timestamp") + ") < ?";
+    String id = database.identifier("persistence_id");
+    String expired = "SELECT " + id + " FROM " + database.identifier("event_journal") + " WHERE " + id + " LIKE ? GROUP BY "
+        + id + " HAVING MAX(" + database.identifier("write_timestamp") + ") < ?";
     try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
          PreparedStatement snapshots = connection.prepareStatement(
-             "DELETE FROM " + quote("snapshot") + " WHERE " + id + " IN (" + expired + ")");
+             "DELETE FROM " + database.identifier("snapshot") + " WHERE " + id + " IN (" + expired + ")");
          PreparedStatement events = connection.prepareStatement(
-             "DELETE FROM " + quote("event_journal") + " WHERE " + id + " IN (" + expired + ")")) {
+             "DELETE FROM " + database.identifier("event_journal") + " WHERE " + id + " IN (" + expired + ")")) {
       snapshots.setString(1, persistenceIdPrefix + "%");
       snapshots.setLong(2, cutoff);
       snapshots.executeUpdate();
@@ -57,10 +57,5 @@ public final class JournalRetention {
     } catch (SQLException e) {
       throw new IllegalStateException("journal retention failed: " + e.getMessage(), e);
     }
-  }
-
-  /** H2's tables were created with quoted lower-case names; PostgreSQL folds to lower case anyway. */
-  private String quote(String name) {
-    return database instanceof JournalDatabase.H2File ? "\"" + name + "\"" : name;
   }
 }

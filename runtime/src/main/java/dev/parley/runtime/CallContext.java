@@ -65,6 +65,17 @@ public interface CallContext {
   /** A random UUID, recorded like {@link #now()}. */
   UUID randomUuid();
 
+  /**
+   * Marks where a task-capable tool's long part begins. Everything before (input rounds
+   * included) runs synchronously; from here on the call continues as a task in the background
+   * when the request declared the tasks extension. A no-op otherwise, and when the call already
+   * runs as a task. Call it at most once, at the same point on every run.
+   */
+  void becomeTask();
+
+  /** Whether this run is the background run of a task. */
+  boolean isTask();
+
   /** Reports progress; a no-op when the client did not ask for progress. */
   void progress(double done, Double total, String message);
 

@@ -31,4 +31,9 @@ public interface CallTarget {
    * {@code isError} result), or null when that is a JSON-RPC internal error.
    */
   ObjectNode resultForFailure(Throwable failure);
+
+  /** Whether this target may run as a task; only tools can. */
+  default TaskSupport taskSupport() {
+    return TaskSupport.FORBIDDEN;
+  }
 }

@@ -34,6 +34,7 @@ public final class ToolDefinition<A> implements CallTarget {
   private final ToolHandler<A> blockingHandler;
   private final AsyncToolHandler<A> asyncHandler;
   private final Schema compiledInputSchema;
+  private final TaskSupport taskSupport;
 
   private ToolDefinition(Builder<A> builder, ToolHandler<A> blocking, AsyncToolHandler<A> async) {
     this.name = builder.name;
@@ -46,6 +47,7 @@ public final class ToolDefinition<A> implements CallTarget {
     this.blockingHandler = blocking;
     this.asyncHandler = async;
     this.compiledInputSchema = JsonSchemas.compile(inputSchema);
+    this.taskSupport = builder.taskSupport;
   }
 
   public static <A> Builder<A> tool(String name, Class<A> argumentsRecord) {
@@ -110,6 +112,11 @@ public final class ToolDefinition<A> implements CallTarget {
         ToolResult.error("Invalid arguments for tool " + name + ": " + problems).toWire());
   }
 
+  @Override
+  public TaskSupport taskSupport() {
+    return taskSupport;
+  }
+
   /** A tool that fails reports it as an {@code isError} result, not a JSON-RPC error (spec §8). */
   @Override
   public ObjectNode resultForFailure(Throwable failure) {
@@ -156,6 +163,7 @@ public final class ToolDefinition<A> implements CallTarget {
     private String description;
     private JsonNode outputSchema;
     private ToolAnnotations annotations;
+    private TaskSupport taskSupport = TaskSupport.FORBIDDEN;
 
     private Builder(String name, Class<A> argumentsType, ObjectNode inputSchema) {
       if (name == null || !NAME.matcher(name).matches()) {
@@ -183,6 +191,12 @@ public final class ToolDefinition<A> implements CallTarget {
 
     public Builder<A> annotations(ToolAnnotations annotations) {
       this.annotations = annotations;
+      return this;
+    }
+
+    /** Whether the tool may run as a task; see {@link CallContext#becomeTask()}. */
+    public Builder<A> taskSupport(TaskSupport taskSupport) {
+      this.taskSupport = java.util.Objects.requireNonNull(taskSupport);
       return this;
     }
 

@@ -92,6 +92,11 @@ public final class ReplayEngine {
         return new RunOutcome.NeedsInput(ends.questions, new LinkedHashMap<>(context.newSteps));
       }
     }
+    if (cause instanceof BecomesTask) {
+      synchronized (context.newSteps) {
+        return new RunOutcome.BecameTask(new LinkedHashMap<>(context.newSteps));
+      }
+    }
     if (cause instanceof MissingCapability missing) {
       ObjectNode data = Json.object();
       data.set("requiredCapabilities", missing.required);
@@ -118,6 +123,13 @@ public final class ReplayEngine {
     RoundEnds(List<AskedQuestion> questions) {
       super(null, null, false, false);
       this.questions = questions;
+    }
+  }
+
+  /** Ends a synchronous run where the handler marked the start of its task. */
+  private static final class BecomesTask extends Error {
+    BecomesTask() {
+      super(null, null, false, false);
     }
   }
 
@@ -271,6 +283,19 @@ public final class ReplayEngine {
     public void log(LogLevel level, String logger, Object data) {
       Deprecations.warnOnce("logging (notifications/message)");
       environment.sink().log(level, logger, Json.tree(data));
+    }
+
+    @Override
+    public void becomeTask() {
+      refuseAfterTheRoundEnded();
+      if (environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK) {
+        throw end(new BecomesTask());
+      }
+    }
+
+    @Override
+    public boolean isTask() {
+      return environment.taskMode() == RunEnvironment.TaskMode.TASK;
     }
 
     @Override

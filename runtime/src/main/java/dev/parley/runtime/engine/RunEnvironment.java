@@ -6,7 +6,21 @@ import dev.parley.runtime.LogLevel;
 
 /** What one run knows of the request it serves, and where its notifications go. */
 public record RunEnvironment(
-    String principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation) {
+    String principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation, TaskMode taskMode) {
+
+  /** How {@code ctx.becomeTask()} behaves in this run. */
+  public enum TaskMode {
+    /** The call cannot become a task (no extension, or the tool forbids it): a no-op. */
+    SYNCHRONOUS,
+    /** The call may become a task: the run ends there with {@link RunOutcome.BecameTask}. */
+    MAY_BECOME_TASK,
+    /** This is the task's background run: a no-op. */
+    TASK
+  }
+
+  public RunEnvironment(String principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation) {
+    this(principal, capabilities, sink, cancellation, TaskMode.SYNCHRONOUS);
+  }
 
   public static RunEnvironment of(String principal, ClientCapabilities capabilities) {
     return new RunEnvironment(principal, capabilities, RequestSink.NONE, new Cancellation());

@@ -26,6 +26,12 @@ public sealed interface RunOutcome {
     }
   }
 
+  /**
+   * The handler reached {@code ctx.becomeTask()} in a run that may become a task: the rest runs
+   * in the background. {@code newSteps} as for {@link NeedsInput}.
+   */
+  record BecameTask(Map<String, JsonNode> newSteps) implements RunOutcome {}
+
   /** The call ends with a JSON-RPC error (the handler threw an {@code McpException}, or -32021). */
   record Failed(ErrorObject error) implements RunOutcome {}
 }
