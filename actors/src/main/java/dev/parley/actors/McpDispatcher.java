@@ -300,12 +300,12 @@ public final class McpDispatcher {
     RequestStateBinding binding =
         new RequestStateBinding(request.principal(), request.method(), name, Json.digest(callArguments));
     String requestState = request.stringParam("requestState");
+    ObjectNode inputResponses = request.objectParam("inputResponses");
     if (requestState != null) {
-      ObjectNode inputResponses = request.objectParam("inputResponses");
       return retry(request, environment, requestState, inputResponses == null ? Json.object() : inputResponses, binding);
     }
     return engine.run(target, callArguments, environment, CallHistory.EMPTY, StepJournal.NONE)
-        .thenCompose(outcome -> firstRoundEnded(request, name, callArguments, binding, outcome));
+        .thenCompose(outcome -> firstRoundEnded(request, environment, name, callArguments, binding, outcome, inputResponses));
   }
 
   private static String required(McpRequest request, String member) {
@@ -316,8 +316,13 @@ public final class McpDispatcher {
     return value;
   }
 
-  private CompletionStage<Response> firstRoundEnded(
-      McpRequest request, String name, ObjectNode arguments, RequestStateBinding binding, RunOutcome outcome) {
+  /**
+   * A first round that asked becomes a durable call. Answers the request already offered (a
+   * client may send {@code inputResponses} without a {@code requestState}) are submitted to that
+   * round at once, validated like any retry's: known keys are used, unknown keys ignored.
+   */
+  private CompletionStage<Response> firstRoundEnded(McpRequest request, RunEnvironment environment, String name,
+      ObjectNode arguments, RequestStateBinding binding, RunOutcome outcome, ObjectNode offeredAnswers) {
     if (outcome instanceof RunOutcome.Completed completed) {
       return done(complete(request, completed.result()));
     }
@@ -329,6 +334,10 @@ public final class McpDispatcher {
     return entity(callId)
         .<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.Start(request.method(), name, arguments,
             request.principal(), needs.newSteps(), needs.questions(), replyTo), settings.askTimeout())
+        .thenCompose(reply -> offeredAnswers == null || offeredAnswers.isEmpty()
+            || !(reply instanceof ToolCallEntity.Asked asked)
+            ? done(reply)
+            : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
         .thenApply(reply -> toResponse(request, callId, binding, reply));
   }
 
@@ -341,10 +350,14 @@ public final class McpDispatcher {
       log.info("refused requestState for {} {}: {}", request.method(), binding.name(), e.getMessage());
       return done(error(request, ToolCallEntity.INVALID_STATE));
     }
-    return entity(opened.callId())
-        .<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.SubmitAnswers(opened.round(), inputResponses,
-            request.principal(), environment.capabilities().declared(), replyTo), settings.askTimeout())
+    return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
         .thenApply(reply -> toResponse(request, opened.callId(), binding, reply));
+  }
+
+  private CompletionStage<ToolCallEntity.Reply> submitAnswers(
+      McpRequest request, RunEnvironment environment, String callId, int round, ObjectNode inputResponses) {
+    return entity(callId).ask(replyTo -> new ToolCallEntity.SubmitAnswers(round, inputResponses,
+        request.principal(), environment.capabilities().declared(), replyTo), settings.askTimeout());
   }
 
   private Response toResponse(McpRequest request, String callId, RequestStateBinding binding, ToolCallEntity.Reply reply) {

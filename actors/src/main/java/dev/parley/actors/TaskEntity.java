@@ -29,6 +29,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
@@ -224,6 +225,10 @@ public final class TaskEntity
         .onCommand(Cancel.class, (state, command) -> Effect().reply(command.replyTo(), mine(state.created(), command.principal())
             ? new Acknowledged() : new NotFound()))
         .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
+        .onCommand(RunFinished.class, (state, command) -> {
+          running = null; // the cancelled or expired run has stopped: the task may passivate
+          return Effect().noReply();
+        })
         .onAnyCommand(command -> Effect().noReply());
     return builder.build();
   }
@@ -365,6 +370,13 @@ public final class TaskEntity
             if (open.status() == Status.WORKING) {
               startRun(open);
             }
+          }
+        })
+        // A stopping entity (passivation, rebalance, shutdown) stops its run: the run resumed
+        // from the journal elsewhere must be the only one.
+        .onSignal(PostStop.instance(), state -> {
+          if (running != null) {
+            running.cancel();
           }
         })
         .build();

@@ -7,18 +7,23 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** {@code java -jar parley.jar demo [--port P] [--data DIR]}. */
+/**
+ * {@code java -jar parley.jar demo|fixtures [--port P] [--data DIR]}: the demo server (port 8080,
+ * data in {@code ./data}) or the conformance fixture server (port 3001, the port the
+ * conformance suite's own fixture uses, data in {@code ./data/fixtures}).
+ */
 public final class Launcher {
   private Launcher() {}
 
   public static void main(String[] args) throws InterruptedException {
     LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
-    if (args.length == 0 || !args[0].equals("demo")) {
+    if (args.length == 0 || !(args[0].equals("demo") || args[0].equals("fixtures"))) {
       usage();
       return;
     }
-    int port = 8080;
-    Path data = Path.of("data");
+    boolean fixtures = args[0].equals("fixtures");
+    int port = fixtures ? 3001 : 8080;
+    Path data = fixtures ? Path.of("data", "fixtures") : Path.of("data");
     for (int i = 1; i < args.length; i++) {
       switch (args[i]) {
         case "--port" -> port = Integer.parseInt(value(args, ++i));
@@ -30,8 +35,8 @@ public final class Launcher {
       }
     }
     long started = System.nanoTime();
-    McpHttpServer server = startDemo(port, data);
-    System.out.printf("Parley demo ready in %d ms: http://127.0.0.1:%d/mcp (data in %s)%n",
+    McpHttpServer server = fixtures ? startFixtures(port, data) : startDemo(port, data);
+    System.out.printf("Parley %s ready in %d ms: http://127.0.0.1:%d/mcp (data in %s)%n", args[0],
         (System.nanoTime() - started) / 1_000_000, server.port(), data.toAbsolutePath());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -55,6 +60,14 @@ public final class Launcher {
     return server;
   }
 
+  /** Starts the conformance fixture server; port 0 picks a free port. */
+  public static McpHttpServer startFixtures(int port, Path data) {
+    return McpHttpServer.builder(new FixtureServer().definition())
+        .dataDirectory(data)
+        .port(port)
+        .start();
+  }
+
   private static String value(String[] args, int index) {
     if (index >= args.length) {
       throw new IllegalArgumentException("missing value for " + args[index - 1]);
@@ -63,7 +76,7 @@ public final class Launcher {
   }
 
   private static void usage() {
-    System.err.println("usage: java -jar parley.jar demo [--port P] [--data DIR]");
+    System.err.println("usage: java -jar parley.jar demo|fixtures [--port P] [--data DIR]");
     System.exit(2);
   }
 }

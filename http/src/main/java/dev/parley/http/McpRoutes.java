@@ -22,6 +22,7 @@ import dev.parley.runtime.wire.ErrorCodes;
 import dev.parley.runtime.wire.JsonRpc;
 import dev.parley.runtime.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.wire.JsonRpc.Response;
+import dev.parley.runtime.wire.Lifecycle;
 import dev.parley.runtime.wire.McpException;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -119,6 +120,7 @@ public final class McpRoutes extends AllDirectives {
         // Core 2026-07-28 defines no client notifications over HTTP; accept and ignore.
         return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
       }
+      checkVersionHeader(http, message.params());
       request = McpRequest.from(message, principals.principalOf(http));
       checkHeaders(http, request);
       if (request.method().equals("tools/call")) {
@@ -274,9 +276,21 @@ public final class McpRoutes extends AllDirectives {
     return value.isValueNode() && header.equals(value.asText());
   }
 
+  /**
+   * {@code MCP-Protocol-Version} must repeat the body's {@code _meta} version. Checked before the
+   * gate judges that version, so a mismatch is -32020 even when the body names a version we do
+   * not support (spec §6.3; conformance {@code sep-2575-http-server-header-mismatch-400}). A body
+   * without a version string is left to the gate (-32602).
+   */
+  private static void checkVersionHeader(HttpRequest http, ObjectNode params) {
+    JsonNode version = params.path("_meta").get(Lifecycle.META_PROTOCOL_VERSION);
+    if (version != null && version.isTextual()) {
+      expectHeader(http, "mcp-protocol-version", version.asText());
+    }
+  }
+
   /** Standard headers must repeat the body (spec §6.2); values compare exactly after trimming. */
   private static void checkHeaders(HttpRequest http, McpRequest request) {
-    expectHeader(http, "mcp-protocol-version", request.protocolVersion());
     expectHeader(http, "mcp-method", request.method());
     String name = switch (request.method()) {
       case "tools/call", "prompts/get" -> textOrEmpty(request.params().get("name"));

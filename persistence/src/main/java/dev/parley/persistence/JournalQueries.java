@@ -28,7 +28,7 @@ public final class JournalQueries {
     String placeholders = String.join(", ", restingManifests.stream().map(m -> "?").toList());
     String sql = "SELECT e." + id + " FROM " + table + " e WHERE e." + id + " LIKE ? AND e." + sequence
         + " = (SELECT MAX(l." + sequence + ") FROM " + table + " l WHERE l." + id + " = e." + id + ")"
-        + " AND e." + database.identifier("event_ser_manifest") + " NOT IN (" + placeholders + ")";
+        + (restingManifests.isEmpty() ? "" : " AND e." + database.identifier("event_ser_manifest") + " NOT IN (" + placeholders + ")");
     try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
          PreparedStatement query = connection.prepareStatement(sql)) {
       query.setString(1, prefix + "%");

@@ -56,7 +56,8 @@ class JournalEventSerializerTest {
       StepRecorded.class, "parley.call.step-recorded.v1",
       InputRequested.class, "parley.call.input-requested.v1",
       CallCompleted.class, "parley.call.completed.v1",
-      CallFailed.class, "parley.call.failed.v1");
+      CallFailed.class, "parley.call.failed.v1",
+      CallEvent.CallBecameTask.class, "parley.call.became-task.v1");
 
   private static final Elicitation.Form DATE = Elicitation.form("Which date?")
       .field("date", FormField.string("Date", "date"))
@@ -90,7 +91,8 @@ class JournalEventSerializerTest {
         new InputRequested(1, List.of(confirm)),
         new CallCompleted(2, ToolResult.structured(Map.of("booked", true)).toWire()),
         new CallFailed(2, new ErrorObject(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "Missing required client capability", errorData)));
+            "Missing required client capability", errorData)),
+        new CallEvent.CallBecameTask(2, "6f1c2a9e-8d0b-4c55-9a51-3f3d1e2b7c40"));
   }
 
   /**

@@ -5,7 +5,9 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
-import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.dialect.Dialect;
+import com.networknt.schema.dialect.Dialects;
+import com.networknt.schema.keyword.AnnotationKeyword;
 
 import java.util.List;
 import java.util.stream.Collectors;
@@ -16,8 +18,12 @@ import java.util.stream.Collectors;
  * Formats ({@code date-time}, {@code email}, ...) are asserted, not just annotated.
  */
 public final class JsonSchemas {
+  /** Draft 2020-12 plus MCP's {@code x-mcp-header} (spec §6.2): an annotation, not an unknown keyword. */
+  private static final Dialect DIALECT = Dialect.builder(Dialects.getDraft202012())
+      .keyword(new AnnotationKeyword("x-mcp-header"))
+      .build();
   private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(
-      SpecificationVersion.DRAFT_2020_12,
+      DIALECT,
       builder -> builder.schemaRegistryConfig(
           SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
 
