@@ -9,6 +9,7 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.PromptDefinition;
 import dev.parley.runtime.ResourceDefinition;
 import dev.parley.runtime.ServerChange;
+import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.engine.Cancellation;
 import dev.parley.runtime.engine.CallHistory;
@@ -27,7 +28,13 @@ import dev.parley.runtime.wire.Lifecycle;
 import dev.parley.runtime.wire.McpException;
 import dev.parley.runtime.wire.Mrtr.InputRequest;
 import dev.parley.runtime.wire.Mrtr.InputRequiredResult;
+import dev.parley.runtime.LogLevel;
 import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.stream.javadsl.Source;
@@ -64,15 +71,20 @@ public final class McpDispatcher {
   private final ClusterSharding sharding;
   private final ParleySettings settings;
   private final ServerNotifications notifications;
+  private final TaskRequests tasks;
+  private final ActorSystem<?> system;
 
-  public McpDispatcher(McpServerDefinition server, ReplayEngine engine, RequestStateCodec stateCodec,
-      ClusterSharding sharding, ParleySettings settings, ServerNotifications notifications) {
+  public McpDispatcher(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine,
+      RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
+      ServerNotifications notifications, TaskRequests tasks) {
+    this.system = system;
     this.server = server;
     this.engine = engine;
     this.stateCodec = stateCodec;
     this.sharding = sharding;
     this.settings = settings;
     this.notifications = notifications;
+    this.tasks = tasks;
   }
 
   public McpServerDefinition server() {
@@ -100,8 +112,8 @@ public final class McpDispatcher {
         case "resources/templates/list" ->
             done(result(request, page(request, "resourceTemplates", server.resourceTemplates(), ResourceDefinition::info)));
         case "completion/complete" -> done(result(request, complete(request)));
-        case "tools/call", "prompts/get", "resources/read" -> call(request, new RunEnvironment(
-            request.principal(), request.capabilities(), sink, cancellation));
+        case "tools/call", "prompts/get", "resources/read" -> call(request, sink, cancellation);
+        case "tasks/get", "tasks/update", "tasks/cancel" -> tasks.handle(request);
         default -> done(error(request, new ErrorObject(ErrorCodes.METHOD_NOT_FOUND,
             "Method not found: " + request.method(), null)));
       };
@@ -124,6 +136,7 @@ public final class McpDispatcher {
     capabilities.putObject("resources").put("listChanged", true).put("subscribe", true);
     capabilities.putObject("completions");
     capabilities.putObject("logging");
+    capabilities.putObject("extensions").putObject(TaskRequests.EXTENSION);
     if (server.instructions() != null) {
       result.put("instructions", server.instructions());
     }
@@ -216,26 +229,32 @@ public final class McpDispatcher {
     ObjectNode filter = request.objectParam("notifications");
     ObjectNode honoured = Json.object();
     Set<ServerChange.ListKind> kinds = new HashSet<>();
+    Set<String> resourceUris = new HashSet<>();
+    Set<String> taskIds = new HashSet<>();
     if (filter != null) {
       honour(filter, honoured, kinds, "toolsListChanged", ServerChange.ListKind.TOOLS);
       honour(filter, honoured, kinds, "promptsListChanged", ServerChange.ListKind.PROMPTS);
       honour(filter, honoured, kinds, "resourcesListChanged", ServerChange.ListKind.RESOURCES);
-    }
-    Set<String> resourceUris = new HashSet<>();
-    if (filter != null && filter.path("resourceSubscriptions").isArray() && !filter.path("resourceSubscriptions").isEmpty()) {
-      filter.path("resourceSubscriptions").forEach(uri -> resourceUris.add(uri.asText()));
-      honoured.set("resourceSubscriptions", filter.get("resourceSubscriptions"));
+      strings(filter, honoured, "resourceSubscriptions", resourceUris);
+      if (filter.has("taskIds") && !request.capabilities().extension(TaskRequests.EXTENSION)) {
+        throw TaskRequests.extensionRequired();
+      }
+      strings(filter, honoured, "taskIds", taskIds);
     }
     ObjectNode meta = Json.object();
     meta.set("io.modelcontextprotocol/subscriptionId", request.id());
     ObjectNode ackParams = Json.object();
     ackParams.set("notifications", honoured);
     ackParams.set("_meta", meta);
-    Source<ObjectNode, NotUsed> stream = notifications.changes()
-        .filter(change -> change instanceof ServerChange.ListChanged listChanged
-            ? kinds.contains(listChanged.kind())
-            : resourceUris.contains(((ServerChange.ResourceUpdated) change).uri()))
-        .map(change -> {
+    Source<ObjectNode, NotUsed> stream = notifications.notices()
+        .filter(notice -> wanted(notice, kinds, resourceUris, taskIds, request.principal()))
+        .map(notice -> {
+          if (notice instanceof ServerNotifications.TaskNotice task) {
+            ObjectNode params = task.task().deepCopy();
+            params.set("_meta", meta);
+            return notification("notifications/tasks", params);
+          }
+          ServerChange change = ((ServerNotifications.ChangeNotice) notice).change();
           ObjectNode params = Json.object();
           if (change instanceof ServerChange.ResourceUpdated updated) {
             params.put("uri", updated.uri());
@@ -244,6 +263,37 @@ public final class McpDispatcher {
           return notification(methodOf(change), params);
         });
     return new Listen(notification("notifications/subscriptions/acknowledged", ackParams), stream);
+  }
+
+  private static boolean wanted(ServerNotifications.Notice notice, Set<ServerChange.ListKind> kinds,
+      Set<String> resourceUris, Set<String> taskIds, String principal) {
+    if (notice instanceof ServerNotifications.TaskNotice task) {
+      return taskIds.contains(task.taskId()) && task.principal().equals(principal);
+    }
+    ServerChange change = ((ServerNotifications.ChangeNotice) notice).change();
+    return change instanceof ServerChange.ListChanged listChanged
+        ? kinds.contains(listChanged.kind())
+        : resourceUris.contains(((ServerChange.ResourceUpdated) change).uri());
+  }
+
+  /** A filter member that must be an array of strings; honoured (echoed) when not empty. */
+  private static void strings(ObjectNode filter, ObjectNode honoured, String member, Set<String> into) {
+    JsonNode values = filter.get(member);
+    if (values == null || values.isNull()) {
+      return;
+    }
+    if (!values.isArray()) {
+      throw McpException.invalidParams("notifications." + member + " must be an array of strings");
+    }
+    for (JsonNode value : values) {
+      if (!value.isTextual()) {
+        throw McpException.invalidParams("notifications." + member + " must be an array of strings");
+      }
+      into.add(value.asText());
+    }
+    if (!into.isEmpty()) {
+      honoured.set(member, values);
+    }
   }
 
   private static void honour(ObjectNode filter, ObjectNode honoured, Set<ServerChange.ListKind> kinds,
@@ -273,7 +323,7 @@ public final class McpDispatcher {
 
   // --- tools/call, prompts/get, resources/read (MRTR) -----------------------------------
 
-  private CompletionStage<Response> call(McpRequest request, RunEnvironment environment) {
+  private CompletionStage<Response> call(McpRequest request, RunEnvironment.RequestSink sink, Cancellation cancellation) {
     CallTarget target;
     ObjectNode arguments;
     String name;
@@ -296,13 +346,21 @@ public final class McpDispatcher {
         arguments = null;
       }
     }
+    boolean tasksDeclared = request.capabilities().extension(TaskRequests.EXTENSION);
+    if (target.taskSupport() == TaskSupport.REQUIRED && !tasksDeclared) {
+      throw TaskRequests.extensionRequired();
+    }
+    RunEnvironment environment = new RunEnvironment(request.principal(), request.capabilities(), sink, cancellation,
+        target.taskSupport() != TaskSupport.FORBIDDEN && tasksDeclared
+            ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
     ObjectNode callArguments = arguments == null ? Json.object() : arguments;
     RequestStateBinding binding =
         new RequestStateBinding(request.principal(), request.method(), name, Json.digest(callArguments));
     String requestState = request.stringParam("requestState");
     ObjectNode inputResponses = request.objectParam("inputResponses");
     if (requestState != null) {
-      return retry(request, environment, requestState, inputResponses == null ? Json.object() : inputResponses, binding);
+      return retry(request, environment, requestState, callArguments,
+          inputResponses == null ? Json.object() : inputResponses, binding);
     }
     return engine.run(target, callArguments, environment, CallHistory.EMPTY, StepJournal.NONE)
         .thenCompose(outcome -> firstRoundEnded(request, environment, name, callArguments, binding, outcome, inputResponses));
@@ -329,6 +387,9 @@ public final class McpDispatcher {
     if (outcome instanceof RunOutcome.Failed failed) {
       return done(error(request, failed.error()));
     }
+    if (outcome instanceof RunOutcome.BecameTask becameTask) {
+      return tasks.create(request, TaskRequests.newTaskId(), name, arguments, Map.of(), becameTask.newSteps());
+    }
     RunOutcome.NeedsInput needs = (RunOutcome.NeedsInput) outcome;
     String callId = UUID.randomUUID().toString();
     return entity(callId)
@@ -338,11 +399,11 @@ public final class McpDispatcher {
             || !(reply instanceof ToolCallEntity.Asked asked)
             ? done(reply)
             : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
-        .thenApply(reply -> toResponse(request, callId, binding, reply));
+        .thenCompose(reply -> respond(request, callId, name, arguments, binding, reply));
   }
 
   private CompletionStage<Response> retry(McpRequest request, RunEnvironment environment, String requestState,
-      ObjectNode inputResponses, RequestStateBinding binding) {
+      ObjectNode arguments, ObjectNode inputResponses, RequestStateBinding binding) {
     RequestStateCodec.Opened opened;
     try {
       opened = stateCodec.open(requestState, binding);
@@ -351,13 +412,48 @@ public final class McpDispatcher {
       return done(error(request, ToolCallEntity.INVALID_STATE));
     }
     return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
-        .thenApply(reply -> toResponse(request, opened.callId(), binding, reply));
+        .thenCompose(reply -> respond(request, opened.callId(), binding.name(), arguments, binding, reply));
   }
 
   private CompletionStage<ToolCallEntity.Reply> submitAnswers(
       McpRequest request, RunEnvironment environment, String callId, int round, ObjectNode inputResponses) {
-    return entity(callId).ask(replyTo -> new ToolCallEntity.SubmitAnswers(round, inputResponses,
-        request.principal(), environment.capabilities().declared(), replyTo), settings.askTimeout());
+    boolean mayBecomeTask = environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK;
+    ActorRef<Object> notices = environment.sink() == RunEnvironment.RequestSink.NONE
+        ? null : system.systemActorOf(forwardTo(environment.sink()), "round-notices-" + UUID.randomUUID(), Props.empty());
+    environment.cancellation().onCancel(() -> entity(callId).tell(new ToolCallEntity.CancelRound(round)));
+    CompletionStage<ToolCallEntity.Reply> reply = entity(callId).ask(replyTo -> new ToolCallEntity.SubmitAnswers(
+        round, inputResponses, request.principal(), environment.capabilities().declared(), mayBecomeTask,
+        notices == null ? null : notices.narrow(), replyTo), settings.askTimeout());
+    if (notices != null) {
+      reply.whenComplete((answer, failure) -> notices.tell(STOP_FORWARDING));
+    }
+    return reply;
+  }
+
+  private static final Object STOP_FORWARDING = new Object();
+
+  /** Delivers a round's notifications, sent by its entity (on any node), to the request's stream. */
+  private static Behavior<Object> forwardTo(RunEnvironment.RequestSink sink) {
+    return Behaviors.receive(Object.class)
+        .onMessage(ToolCallEntity.RoundNotice.class, notice -> {
+          if (notice.level() != null) {
+            LogLevel.fromWire(notice.level()).ifPresent(level -> sink.log(level, notice.logger(), notice.data()));
+          } else {
+            sink.progress(notice.progress(), notice.total(), notice.message());
+          }
+          return Behaviors.same();
+        })
+        .onMessageEquals(STOP_FORWARDING, Behaviors::stopped)
+        .build();
+  }
+
+  /** A round handed over to a task answers with the task's handle (created idempotently). */
+  private CompletionStage<Response> respond(McpRequest request, String callId, String name, ObjectNode arguments,
+      RequestStateBinding binding, ToolCallEntity.Reply reply) {
+    if (reply instanceof ToolCallEntity.HandedOver handedOver) {
+      return tasks.create(request, handedOver.taskId(), name, arguments, handedOver.answers(), handedOver.steps());
+    }
+    return done(toResponse(request, callId, binding, reply));
   }
 
   private Response toResponse(McpRequest request, String callId, RequestStateBinding binding, ToolCallEntity.Reply reply) {

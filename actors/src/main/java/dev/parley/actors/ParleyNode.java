@@ -3,6 +3,7 @@ package dev.parley.actors;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.persistence.JournalDatabase;
+import dev.parley.persistence.JournalQueries;
 import dev.parley.persistence.JournalRetention;
 import dev.parley.persistence.JournalSchema;
 import dev.parley.runtime.McpServerDefinition;
@@ -11,6 +12,7 @@ import dev.parley.runtime.state.RequestStateCodec;
 import dev.parley.runtime.state.RequestStateKey;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -19,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -79,19 +82,34 @@ public final class ParleyNode implements AutoCloseable {
     sharding.init(Entity.of(ToolCallEntity.ENTITY_TYPE_KEY, entityContext ->
         ToolCallEntity.create(entityContext.getEntityId(), server, engine, toolExecutor, settings.stepTimeout())));
     RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
-    ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(threads("parley-retention"));
-    JournalRetention retention = new JournalRetention(
-        database, ToolCallEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC());
-    long interval = settings.retentionInterval().toMillis();
-    housekeeping.scheduleWithFixedDelay(() -> {
+    ServerNotifications notifications = ServerNotifications.start(system, server);
+    TaskRequests tasks = new TaskRequests(sharding, settings.askTimeout(), settings.tasks().pollInterval());
+    // Tasks passivate themselves when idle and not running: a running task must stay in memory.
+    sharding.init(Entity.of(TaskEntity.ENTITY_TYPE_KEY, entityContext -> TaskEntity.create(
+            entityContext.getEntityId(), entityContext.getShard(), settings.tasks(), server, engine, toolExecutor,
+            view -> notifications.publishTask(view.principal(), view.taskId(), tasks.detailedTask(view))))
+        .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
+
+    ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(threads("parley-housekeeping"));
+    List<JournalRetention> retention = List.of(
+        new JournalRetention(database, ToolCallEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC()),
+        new JournalRetention(database, TaskEntity.ENTITY_TYPE_KEY.name() + "|", settings.taskRetention(), Clock.systemUTC()));
+    every(housekeeping, settings.retentionInterval(), () -> retention.forEach(JournalRetention::purge));
+    TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
+    housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
+    every(housekeeping, settings.taskResumeInterval(), resumer);
+    return new ParleyNode(system, toolExecutor,
+        new McpDispatcher(system, server, engine, codec, sharding, settings, notifications, tasks), housekeeping);
+  }
+
+  private static void every(ScheduledExecutorService executor, Duration interval, Runnable work) {
+    executor.scheduleWithFixedDelay(() -> {
       try {
-        retention.purge();
+        work.run();
       } catch (RuntimeException e) {
-        log.warn("journal retention run failed; will retry", e);
+        log.warn("housekeeping run failed; will retry", e);
       }
-    }, interval, interval, TimeUnit.MILLISECONDS);
-    return new ParleyNode(system, toolExecutor, new McpDispatcher(server, engine, codec, sharding, settings,
-        ServerNotifications.start(system, server)), housekeeping);
+    }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private static ThreadFactory threads(String prefix) {

@@ -14,12 +14,19 @@ public record ParleySettings(
     long listTtlMs,
     String listCacheScope,
     Duration retentionAfter,
-    Duration retentionInterval) {
+    Duration retentionInterval,
+    TaskEntity.TaskSettings tasks,
+    Duration taskRetention,
+    Duration taskResumeInterval) {
 
   public ParleySettings {
     if (retentionAfter.compareTo(requestStateLifetime) < 0) {
       throw new IllegalArgumentException("parley.retention.after (" + retentionAfter
           + ") must not be shorter than parley.request-state.lifetime (" + requestStateLifetime + ")");
+    }
+    if (taskRetention.compareTo(tasks.ttl()) < 0) {
+      throw new IllegalArgumentException("parley.tasks.retention (" + taskRetention
+          + ") must not be shorter than parley.tasks.ttl (" + tasks.ttl() + "): a task stays readable for its ttl");
     }
   }
 
@@ -34,6 +41,10 @@ public record ParleySettings(
         parley.getDuration("lists.ttl").toMillis(),
         parley.getString("lists.cache-scope"),
         parley.getDuration("retention.after"),
-        parley.getDuration("retention.interval"));
+        parley.getDuration("retention.interval"),
+        new TaskEntity.TaskSettings(parley.getDuration("tasks.ttl"), parley.getDuration("tasks.poll-interval"),
+            parley.getDuration("tasks.idle-timeout"), parley.getDuration("step-timeout")),
+        parley.getDuration("tasks.retention"),
+        parley.getDuration("tasks.resume-interval"));
   }
 }

@@ -1,5 +1,6 @@
 package dev.parley.actors;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ServerChange;
 import org.apache.pekko.NotUsed;
@@ -25,30 +26,45 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 public final class ServerNotifications {
   private static final int BUFFER = 256;
 
-  /** What travels between nodes. */
-  public record Published(ServerChange.ListKind listChanged, String resourceUpdated) implements CborSerializable {
+  /** What listen streams receive: a server change, or a task's new state. */
+  public sealed interface Notice {}
+
+  public record ChangeNotice(ServerChange change) implements Notice {}
+
+  /** {@code task} is the {@code DetailedTask}; only streams of {@code principal} may see it. */
+  public record TaskNotice(String principal, String taskId, ObjectNode task) implements Notice {}
+
+  /** What travels between nodes (one of the three groups of fields is set). */
+  public record Published(ServerChange.ListKind listChanged, String resourceUpdated,
+      String principal, String taskId, ObjectNode task) implements CborSerializable {
     static Published of(ServerChange change) {
       return change instanceof ServerChange.ListChanged listChanged
-          ? new Published(listChanged.kind(), null)
-          : new Published(null, ((ServerChange.ResourceUpdated) change).uri());
+          ? new Published(listChanged.kind(), null, null, null, null)
+          : new Published(null, ((ServerChange.ResourceUpdated) change).uri(), null, null, null);
     }
 
-    ServerChange change() {
-      return listChanged != null ? new ServerChange.ListChanged(listChanged) : new ServerChange.ResourceUpdated(resourceUpdated);
+    Notice notice() {
+      if (taskId != null) {
+        return new TaskNotice(principal, taskId, task);
+      }
+      return new ChangeNotice(listChanged != null
+          ? new ServerChange.ListChanged(listChanged) : new ServerChange.ResourceUpdated(resourceUpdated));
     }
   }
 
-  private final Source<ServerChange, NotUsed> changes;
+  private final Source<Notice, NotUsed> notices;
+  private final ActorRef<Topic.Command<Published>> topic;
 
-  private ServerNotifications(Source<ServerChange, NotUsed> changes) {
-    this.changes = changes;
+  private ServerNotifications(Source<Notice, NotUsed> notices, ActorRef<Topic.Command<Published>> topic) {
+    this.notices = notices;
+    this.topic = topic;
   }
 
   public static ServerNotifications start(ActorSystem<?> system, McpServerDefinition server) {
     Materializer materializer = Materializer.matFromSystem(system);
-    Pair<SourceQueueWithComplete<ServerChange>, Source<ServerChange, NotUsed>> hub =
-        Source.<ServerChange>queue(BUFFER, OverflowStrategy.dropHead())
-            .toMat(BroadcastHub.of(ServerChange.class, BUFFER), Keep.both())
+    Pair<SourceQueueWithComplete<Notice>, Source<Notice, NotUsed>> hub =
+        Source.<Notice>queue(BUFFER, OverflowStrategy.dropHead())
+            .toMat(BroadcastHub.of(Notice.class, BUFFER), Keep.both())
             .run(materializer);
     // Keep the hub drained, so a stream that attaches later never sees old changes.
     hub.second().runWith(Sink.ignore(), materializer);
@@ -57,16 +73,21 @@ public final class ServerNotifications {
         system.systemActorOf(Topic.create(Published.class, "parley-server-changes"), "parley-server-changes", Props.empty());
     ActorRef<Published> subscriber = system.systemActorOf(Behaviors.receive(Published.class)
         .onMessage(Published.class, published -> {
-          hub.first().offer(published.change());
+          hub.first().offer(published.notice());
           return Behaviors.same();
         }).build(), "parley-server-changes-subscriber", Props.empty());
     topic.tell(Topic.subscribe(subscriber));
     server.onChange(change -> topic.tell(Topic.publish(Published.of(change))));
-    return new ServerNotifications(hub.second());
+    return new ServerNotifications(hub.second(), topic);
   }
 
-  /** Every change from now on, from every node. */
-  public Source<ServerChange, NotUsed> changes() {
-    return changes;
+  /** Announces a task's new state to every node's listen streams. */
+  public void publishTask(String principal, String taskId, ObjectNode task) {
+    topic.tell(Topic.publish(new Published(null, null, principal, taskId, task)));
+  }
+
+  /** Every notice from now on, from every node. */
+  public Source<Notice, NotUsed> notices() {
+    return notices;
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.persistence.CallEvent;
 import dev.parley.persistence.CallEvent.AnswersReceived;
+import dev.parley.persistence.CallEvent.CallBecameTask;
 import dev.parley.persistence.CallEvent.CallCompleted;
 import dev.parley.persistence.CallEvent.CallFailed;
 import dev.parley.persistence.CallEvent.CallStarted;
@@ -14,6 +15,7 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.engine.AnswerValidation;
 import dev.parley.runtime.engine.AskedQuestion;
+import dev.parley.runtime.engine.Cancellation;
 import dev.parley.runtime.engine.CallHistory;
 import dev.parley.runtime.engine.CallHistory.RecordedAnswer;
 import dev.parley.runtime.engine.ReplayEngine;
@@ -75,8 +77,18 @@ public final class ToolCallEntity
 
   /** A retry: answers to the questions of {@code round}. */
   public record SubmitAnswers(
-      int round, ObjectNode inputResponses, String principal, ObjectNode capabilities,
-      ActorRef<Reply> replyTo) implements Command {}
+      int round, ObjectNode inputResponses, String principal, ObjectNode capabilities, boolean mayBecomeTask,
+      ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo) implements Command {}
+
+  /** The client stopped waiting for the run of {@code round} (it closed its stream). */
+  public record CancelRound(int round) implements Command {}
+
+  /**
+   * A progress or log notification of a running round, for the node that holds the client's
+   * stream ({@code SubmitAnswers.notices}, null when the client asked for none).
+   */
+  public record RoundNotice(Double progress, Double total, String message, String level, String logger, JsonNode data)
+      implements CborSerializable {}
 
   /** Sent by a running handler: journal a step result before the handler goes on. */
   public record RecordStep(String name, JsonNode value, ActorRef<Done> replyTo) implements Command {}
@@ -94,6 +106,13 @@ public final class ToolCallEntity
 
   /** The call ended with this wire {@code CallToolResult}. */
   public record Finished(ObjectNode result) implements Reply {}
+
+  /**
+   * The round reached {@code ctx.becomeTask()}: the call continues as task {@code taskId}, from
+   * this history. The dispatcher creates the task (idempotently) and answers with its handle.
+   */
+  public record HandedOver(String taskId, Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps)
+      implements Reply {}
 
   /** The request is refused (or the call ended) with a JSON-RPC error. */
   public record Rejected(ErrorObject error) implements Reply {}
@@ -121,8 +140,9 @@ public final class ToolCallEntity
   private final ReplayEngine engine;
   private final Executor toolExecutor;
   private final Duration stepTimeout;
-  /** True while a handler run is in flight; not journaled: a crash simply ends the run. */
-  private boolean running;
+  /** The run in flight, if any; not journaled: a crash simply ends the run. */
+  private Cancellation running;
+  private int runningRound;
 
   private ToolCallEntity(
       ActorContext<Command> context, PersistenceId persistenceId, McpServerDefinition server,
@@ -153,17 +173,20 @@ public final class ToolCallEntity
         .onCommand(Start.class, this::onStart)
         .onCommand(SubmitAnswers.class, (state, command) -> Effect().reply(command.replyTo(), new Rejected(INVALID_STATE)))
         .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
-        .onCommand(RunFinished.class, (state, command) -> Effect().noReply());
+        .onCommand(RunFinished.class, (state, command) -> Effect().noReply())
+        .onCommand(CancelRound.class, (state, command) -> Effect().noReply());
     builder.forStateType(Awaiting.class)
         .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), new Asked(state.round(), state.questions())))
         .onCommand(SubmitAnswers.class, this::onSubmitAnswers)
         .onCommand(RecordStep.class, this::onRecordStep)
-        .onCommand(RunFinished.class, this::onRunFinished);
+        .onCommand(RunFinished.class, this::onRunFinished)
+        .onCommand(CancelRound.class, this::onCancelRound);
     builder.forStateType(Ended.class)
         .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), state.outcome()))
         .onCommand(SubmitAnswers.class, this::onSubmitAnswersAfterEnd)
         .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
-        .onCommand(RunFinished.class, (state, command) -> Effect().noReply());
+        .onCommand(RunFinished.class, (state, command) -> Effect().noReply())
+        .onCommand(CancelRound.class, (state, command) -> Effect().noReply());
     return builder.build();
   }
 
@@ -182,7 +205,7 @@ public final class ToolCallEntity
   }
 
   private ReplyEffect<CallEvent, State> onSubmitAnswers(Awaiting state, SubmitAnswers command) {
-    if (running) {
+    if (running != null) {
       return Effect().stash();
     }
     if (!state.call().principal().equals(command.principal()) || command.round() > state.round()) {
@@ -220,8 +243,10 @@ public final class ToolCallEntity
           "No longer available: " + state.call().method() + " " + state.call().name(), null)));
       return;
     }
-    RunEnvironment environment =
-        RunEnvironment.of(command.principal(), ClientCapabilities.of(command.capabilities()));
+    Cancellation cancellation = new Cancellation();
+    RunEnvironment environment = new RunEnvironment(command.principal(), ClientCapabilities.of(command.capabilities()),
+        command.notices() == null ? RunEnvironment.RequestSink.NONE : new ForwardingSink(command.notices()), cancellation,
+        command.mayBecomeTask() ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
     ActorRef<Command> self = context.getSelf();
     Scheduler scheduler = context.getSystem().scheduler();
     StepJournal journal = (name, value) -> journalStep(self, scheduler, name, value);
@@ -235,7 +260,8 @@ public final class ToolCallEntity
       command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Server busy", null)));
       return;
     }
-    running = true;
+    running = cancellation;
+    runningRound = state.round();
     context.pipeToSelf(run, (outcome, failure) -> new RunFinished(state.round(),
         outcome != null ? outcome : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
             "Internal error running the tool", null)),
@@ -256,8 +282,28 @@ public final class ToolCallEntity
         .thenReply(command.replyTo(), s -> Done.getInstance());
   }
 
+  /** Sends a running round's notifications to the node holding the client's stream. */
+  private record ForwardingSink(ActorRef<RoundNotice> notices) implements RunEnvironment.RequestSink {
+    @Override
+    public void progress(double done, Double total, String message) {
+      notices.tell(new RoundNotice(done, total, message, null, null, null));
+    }
+
+    @Override
+    public void log(dev.parley.runtime.LogLevel level, String logger, JsonNode data) {
+      notices.tell(new RoundNotice(null, null, null, level.wireName(), logger, data));
+    }
+  }
+
+  private ReplyEffect<CallEvent, State> onCancelRound(Awaiting state, CancelRound command) {
+    if (running != null && runningRound == command.round()) {
+      running.cancel();
+    }
+    return Effect().noReply();
+  }
+
   private ReplyEffect<CallEvent, State> onRunFinished(Awaiting state, RunFinished command) {
-    running = false;
+    running = null;
     RunOutcome outcome = command.outcome();
     if (outcome instanceof RunOutcome.NeedsInput needs) {
       return Effect().persist(new InputRequested(command.round(), needs.questions()))
@@ -267,6 +313,11 @@ public final class ToolCallEntity
     if (outcome instanceof RunOutcome.Completed completed) {
       return Effect().persist(new CallCompleted(command.round(), completed.result()))
           .thenReply(command.replyTo(), s -> new Finished(completed.result()))
+          .thenUnstashAll();
+    }
+    if (outcome instanceof RunOutcome.BecameTask) {
+      return Effect().persist(new CallBecameTask(command.round(), TaskRequests.newTaskId()))
+          .thenReply(command.replyTo(), s -> ((Ended) s).outcome())
           .thenUnstashAll();
     }
     ErrorObject error = ((RunOutcome.Failed) outcome).error();
@@ -293,7 +344,9 @@ public final class ToolCallEntity
         .onEvent(InputRequested.class, (state, event) -> new Awaiting(state.call(), event.round() + 1, event.questions(),
             state.history(), withOutcome(state.outcomes(), event.round(), new Asked(event.round() + 1, event.questions()))))
         .onEvent(CallCompleted.class, (state, event) -> ended(state, event.round(), new Finished(event.result())))
-        .onEvent(CallFailed.class, (state, event) -> ended(state, event.round(), new Rejected(event.error())));
+        .onEvent(CallFailed.class, (state, event) -> ended(state, event.round(), new Rejected(event.error())))
+        .onEvent(CallBecameTask.class, (state, event) -> ended(state, event.round(),
+            new HandedOver(event.taskId(), state.history().answers(), state.history().steps())));
     return builder.build();
   }
 

@@ -142,7 +142,7 @@ class ToolCallEntityTest {
 
   private CommandResultWithReply<Command, CallEvent, State, Reply> submit(
       int round, String inputResponses, String principal) {
-    return entity.<Reply>runCommand(replyTo -> new SubmitAnswers(round, object(inputResponses), principal, FORM, replyTo));
+    return entity.<Reply>runCommand(replyTo -> new SubmitAnswers(round, object(inputResponses), principal, FORM, false, null, replyTo));
   }
 
   private static Asked assertAsked(int round, List<String> keys, Reply reply) {
@@ -444,7 +444,7 @@ class ToolCallEntityTest {
     start(TestTools.PLAN_TRIP, TestTools.TRIP_ARGS);
     String answers = "{\"destination\":" + accept("{\"city\":\"Lisbon\"}") + "}";
 
-    var refused = entity.<Reply>runCommand(replyTo -> new SubmitAnswers(1, object(answers), ALICE, object("{}"), replyTo));
+    var refused = entity.<Reply>runCommand(replyTo -> new SubmitAnswers(1, object(answers), ALICE, object("{}"), false, null, replyTo));
     assertRejected(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY, refused.reply());
     assertTrue(types(refused.events()).stream().noneMatch(type -> type != AnswersReceived.class),
         "no outcome is journaled for a round the client could not finish: " + refused.events());
@@ -470,9 +470,9 @@ class ToolCallEntityTest {
     assertEquals(1, TestTools.RELEASE_RUNS.get());
 
     ObjectNode answers = object("{\"window\":" + accept("{\"window\":\"2026-08-01T10:00:00Z\"}") + "}");
-    call.tell(new SubmitAnswers(1, answers, ALICE, FORM, probe.ref()));
-    call.tell(new SubmitAnswers(1, answers, ALICE, FORM, probe.ref()));
-    call.tell(new SubmitAnswers(1, answers, ALICE, FORM, probe.ref()));
+    call.tell(new SubmitAnswers(1, answers, ALICE, FORM, false, null, probe.ref()));
+    call.tell(new SubmitAnswers(1, answers, ALICE, FORM, false, null, probe.ref()));
+    call.tell(new SubmitAnswers(1, answers, ALICE, FORM, false, null, probe.ref()));
     Reply one = probe.receiveMessage();
     assertEquals("Release of billing scheduled for 2026-08-01T10:00:00Z", finishedText(one));
     assertEquals(one, probe.receiveMessage());

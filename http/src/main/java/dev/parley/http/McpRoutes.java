@@ -158,6 +158,8 @@ public final class McpRoutes extends AllDirectives {
         });
     return queue.second()
         .map(McpRoutes::sseFrame)
+        // Comment frames while the handler is quiet: a write is how a closed connection is noticed.
+        .keepAlive(settings.keepAlive(), () -> KEEP_ALIVE)
         .watchTermination((notUsed, terminated) -> {
           terminated.whenComplete((ok, failure) -> {
             if (!answered.get()) {
@@ -295,6 +297,7 @@ public final class McpRoutes extends AllDirectives {
     String name = switch (request.method()) {
       case "tools/call", "prompts/get" -> textOrEmpty(request.params().get("name"));
       case "resources/read" -> textOrEmpty(request.params().get("uri"));
+      case "tasks/get", "tasks/update", "tasks/cancel" -> textOrEmpty(request.params().get("taskId"));
       default -> null;
     };
     if (name != null) {

@@ -7,12 +7,32 @@ package dev.parley.runtime.engine;
 public final class Cancellation {
   private boolean cancelled;
   private Thread runner;
+  private final java.util.List<Runnable> listeners = new java.util.ArrayList<>();
 
-  public synchronized void cancel() {
-    cancelled = true;
-    if (runner != null) {
-      runner.interrupt();
+  public void cancel() {
+    java.util.List<Runnable> toNotify;
+    synchronized (this) {
+      if (cancelled) {
+        return;
+      }
+      cancelled = true;
+      if (runner != null) {
+        runner.interrupt();
+      }
+      toNotify = java.util.List.copyOf(listeners);
     }
+    toNotify.forEach(Runnable::run);
+  }
+
+  /** Runs {@code listener} on cancellation (at once if already cancelled), e.g. to cancel remote work. */
+  public void onCancel(Runnable listener) {
+    synchronized (this) {
+      if (!cancelled) {
+        listeners.add(listener);
+        return;
+      }
+    }
+    listener.run();
   }
 
   public synchronized boolean isCancelled() {
