@@ -1,41 +1,64 @@
 package dev.parley.examples;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.parley.http.McpHttpServer;
+import dev.parley.persistence.JournalDatabase;
+import dev.parley.persistence.JournalSchema;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code java -jar parley.jar demo|fixtures [--port P] [--data DIR]}: the demo server (port 8080,
- * data in {@code ./data}) or the conformance fixture server (port 3001, the port the
- * conformance suite's own fixture uses, data in {@code ./data/fixtures}).
+ * {@code java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE]}:
+ * the demo server (port 8080, data in {@code ./data}), the conformance fixture server (port
+ * 3001, the port the conformance suite's own fixture uses, data in {@code ./data/fixtures}), or
+ * the journal schema migration alone. {@code --config} names a configuration file or a resource
+ * such as {@code local1.conf} (a node of the loopback cluster).
  */
 public final class Launcher {
   private Launcher() {}
 
   public static void main(String[] args) throws InterruptedException {
     LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
-    if (args.length == 0 || !(args[0].equals("demo") || args[0].equals("fixtures"))) {
+    if (args.length == 0 || !List.of("demo", "fixtures", "migrate").contains(args[0])) {
       usage();
       return;
     }
     boolean fixtures = args[0].equals("fixtures");
+    boolean portGiven = false;
     int port = fixtures ? 3001 : 8080;
     Path data = fixtures ? Path.of("data", "fixtures") : Path.of("data");
+    Config config = ConfigFactory.parseResourcesAnySyntax("application");
     for (int i = 1; i < args.length; i++) {
       switch (args[i]) {
-        case "--port" -> port = Integer.parseInt(value(args, ++i));
+        case "--port" -> {
+          port = Integer.parseInt(value(args, ++i));
+          portGiven = true;
+        }
         case "--data" -> data = Path.of(value(args, ++i));
+        case "--config" -> config = configFrom(value(args, ++i));
         default -> {
           usage();
           return;
         }
       }
     }
+    if (args[0].equals("migrate")) {
+      JournalDatabase database = JournalDatabase.fromConfig(ConfigFactory.load(config), data);
+      JournalSchema.create(database);
+      System.out.println("journal schema ready on " + database);
+      return;
+    }
+    if (config.hasPath("parley.http.port") && !portGiven) {
+      port = config.getInt("parley.http.port");
+    }
     long started = System.nanoTime();
-    McpHttpServer server = fixtures ? startFixtures(port, data) : startDemo(port, data);
+    McpHttpServer server = fixtures ? startFixtures(port, data, config) : startDemo(port, data, config);
     System.out.printf("Parley %s ready in %d ms: http://127.0.0.1:%d/mcp (data in %s)%n", args[0],
         (System.nanoTime() - started) / 1_000_000, server.port(), data.toAbsolutePath());
     CountDownLatch stopped = new CountDownLatch(1);
@@ -48,10 +71,16 @@ public final class Launcher {
 
   /** Starts the demo server; port 0 picks a free port. */
   public static McpHttpServer startDemo(int port, Path data) {
+    return startDemo(port, data, ConfigFactory.parseResourcesAnySyntax("application"));
+  }
+
+  /** Starts the demo server with application settings {@code config} (e.g. a cluster node's). */
+  public static McpHttpServer startDemo(int port, Path data, Config config) {
     DemoLedger ledger = new DemoLedger(data);
     AtomicInteger boundPort = new AtomicInteger(port);
     DemoTools tools = new DemoTools(ledger, () -> "http://127.0.0.1:" + boundPort.get());
     McpHttpServer server = McpHttpServer.builder(tools.definition())
+        .config(config)
         .dataDirectory(data)
         .port(port)
         .route(node -> new PaymentPage(ledger).route())
@@ -62,10 +91,27 @@ public final class Launcher {
 
   /** Starts the conformance fixture server; port 0 picks a free port. */
   public static McpHttpServer startFixtures(int port, Path data) {
+    return startFixtures(port, data, ConfigFactory.parseResourcesAnySyntax("application"));
+  }
+
+  public static McpHttpServer startFixtures(int port, Path data, Config config) {
     return McpHttpServer.builder(new FixtureServer().definition())
+        .config(config)
         .dataDirectory(data)
         .port(port)
         .start();
+  }
+
+  /** A file if one exists at {@code name}, else a resource on the classpath (e.g. local1.conf). */
+  private static Config configFrom(String name) {
+    Path file = Path.of(name);
+    Config parsed = Files.isRegularFile(file)
+        ? ConfigFactory.parseFile(file.toFile())
+        : ConfigFactory.parseResourcesAnySyntax(name);
+    if (parsed.isEmpty()) {
+      throw new IllegalArgumentException("no configuration at " + name);
+    }
+    return parsed.withFallback(ConfigFactory.parseResourcesAnySyntax("application"));
   }
 
   private static String value(String[] args, int index) {
@@ -76,7 +122,7 @@ public final class Launcher {
   }
 
   private static void usage() {
-    System.err.println("usage: java -jar parley.jar demo|fixtures [--port P] [--data DIR]");
+    System.err.println("usage: java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE]");
     System.exit(2);
   }
 }

@@ -82,7 +82,10 @@ public final class McpHttpServer implements AutoCloseable {
       return this;
     }
 
-    /** Holds the H2 journal (unless another database is set) and the generated state key. */
+    /**
+     * Holds the H2 journal (unless {@code parley.journal} or {@link #database} names another) and
+     * the generated state key (unless keys are configured).
+     */
     public Builder dataDirectory(Path dataDirectory) {
       this.dataDirectory = dataDirectory;
       return this;
@@ -112,8 +115,9 @@ public final class McpHttpServer implements AutoCloseable {
 
     /** Starts the node and binds; blocks until the endpoint accepts requests. */
     public McpHttpServer start() {
-      JournalDatabase journal = database != null ? database : new JournalDatabase.H2File(dataDirectory);
       Config overrides = config.withFallback(ConfigFactory.parseResources("parley-http.conf"));
+      JournalDatabase journal = database != null
+          ? database : JournalDatabase.fromConfig(ConfigFactory.load(overrides), dataDirectory);
       Config effective = ParleyNode.effectiveConfig(overrides, journal);
       HttpSettings settings = HttpSettings.from(effective);
       ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));

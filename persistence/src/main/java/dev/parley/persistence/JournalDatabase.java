@@ -24,6 +24,22 @@ public sealed interface JournalDatabase {
   /** The DDL script (from this module's resources) that creates the journal tables. */
   String schemaResource();
 
+  /**
+   * The database {@code parley.journal} names: {@code database = h2} (a file in
+   * {@code dataDirectory}) or {@code database = postgres} with {@code postgres.url}, {@code user}
+   * and {@code password} (from PG_URL, PG_USER and PG_PASSWORD by default).
+   */
+  static JournalDatabase fromConfig(Config config, Path dataDirectory) {
+    Config journal = config.getConfig("parley.journal");
+    return switch (journal.getString("database")) {
+      case "h2" -> new H2File(dataDirectory);
+      case "postgres" -> new Postgres(journal.getString("postgres.url"), journal.getString("postgres.user"),
+          journal.getString("postgres.password"));
+      default -> throw new IllegalArgumentException(
+          "parley.journal.database must be h2 or postgres, not " + journal.getString("database"));
+    };
+  }
+
   /** A table or column name as SQL must spell it for this database's journal tables. */
   default String identifier(String name) {
     return name;
