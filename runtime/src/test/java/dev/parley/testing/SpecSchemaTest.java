@@ -17,7 +17,6 @@ import dev.parley.runtime.wire.Lifecycle;
 import dev.parley.runtime.wire.McpException;
 import dev.parley.runtime.wire.Mrtr.InputRequest;
 import dev.parley.runtime.wire.Mrtr.InputRequiredResult;
-import dev.parley.runtime.wire.Tools.ListToolsResult;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -142,27 +141,14 @@ class SpecSchemaTest {
   }
 
   @Test
-  void aListToolsResultBuiltFromToolDefinitionsIsValid() {
+  void aToolListEntryBuiltFromAToolDefinitionIsValid() {
     record Invoice(String client, int amount) {}
     ToolDefinition<Invoice> tool = ToolDefinition.tool("create_invoice", Invoice.class)
         .title("Create invoice").description("Creates an invoice")
         .annotations(ToolAnnotations.readOnly())
         .handler((args, ctx) -> ToolResult.text("ok"));
 
-    JsonNode result = Json.tree(new ListToolsResult("complete", List.of(tool.info()), null, 60_000, "public"));
-
-    SpecSchema.assertValid("ListToolsResult", result);
-  }
-
-  @Test
-  void aDiscoverResultIsValid() {
-    ObjectNode capabilities = Json.object();
-    capabilities.putObject("tools");
-    JsonNode result = Json.tree(new Lifecycle.DiscoverResult("complete", Lifecycle.SUPPORTED_VERSIONS, capabilities,
-        "Schedules releases.", 60_000, "public",
-        Map.of(Lifecycle.META_SERVER_INFO, new Lifecycle.Implementation("parley", "0.1.0", null))));
-
-    SpecSchema.assertValid("DiscoverResult", result);
+    SpecSchema.assertValid("Tool", tool.infoJson());
   }
 
   @Test

@@ -106,7 +106,12 @@ public final class ReplayEngine {
     if (cause instanceof McpException mcp) {
       return new RunOutcome.Failed(mcp.toError());
     }
-    log.warn("{} {} failed", target.method(), target.name(), cause);
+    if (context.environment.cancellation().isCancelled()) {
+      // Expected: a cancelled handler stops by throwing (an interrupt, or its own check of isCancelled()).
+      log.debug("{} {} stopped after cancellation: {}", target.method(), target.name(), cause.toString());
+    } else {
+      log.warn("{} {} failed", target.method(), target.name(), cause);
+    }
     ObjectNode failureResult = target.resultForFailure(cause);
     return failureResult != null
         ? new RunOutcome.Completed(failureResult)

@@ -1,11 +1,8 @@
 package dev.parley.runtime.wire;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.JsonNode;
 
 import java.util.List;
-import java.util.Map;
 
 /** Stateless lifecycle: per-request {@code _meta} keys and {@code server/discover} (spec §5). */
 public final class Lifecycle {
@@ -22,14 +19,4 @@ public final class Lifecycle {
 
   @JsonInclude(JsonInclude.Include.NON_ABSENT)
   public record Implementation(String name, String version, String title) {}
-
-  @JsonInclude(JsonInclude.Include.NON_ABSENT)
-  public record DiscoverResult(
-      String resultType,
-      List<String> supportedVersions,
-      JsonNode capabilities,
-      String instructions,
-      long ttlMs,
-      String cacheScope,
-      @JsonProperty("_meta") Map<String, Object> meta) {}
 }

@@ -3,7 +3,6 @@ package dev.parley.runtime.wire;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import java.util.List;
 
 /** {@code tools/list} and {@code tools/call} wire types (spec §8). */
 public final class Tools {
@@ -17,8 +16,4 @@ public final class Tools {
       JsonNode inputSchema,
       JsonNode outputSchema,
       JsonNode annotations) {}
-
-  @JsonInclude(JsonInclude.Include.NON_ABSENT)
-  public record ListToolsResult(
-      String resultType, List<ToolInfo> tools, String nextCursor, long ttlMs, String cacheScope) {}
 }
