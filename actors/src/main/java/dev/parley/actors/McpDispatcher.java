@@ -451,6 +451,11 @@ public final class McpDispatcher {
   private CompletionStage<Response> respond(McpRequest request, String callId, String name, ObjectNode arguments,
       RequestStateBinding binding, ToolCallEntity.Reply reply) {
     if (reply instanceof ToolCallEntity.HandedOver handedOver) {
+      if (!request.capabilities().extension(TaskRequests.EXTENSION)) {
+        // A repeated retry of a round that became a task, from a request that did not declare the
+        // extension: never a CreateTaskResult to it (spec §3.1); the call can only be followed as a task.
+        return done(error(request, TaskRequests.extensionRequired().toError()));
+      }
       return tasks.create(request, handedOver.taskId(), name, arguments, handedOver.answers(), handedOver.steps());
     }
     return done(toResponse(request, callId, binding, reply));

@@ -22,8 +22,8 @@ import java.util.List;
 /**
  * The conformance fixture: every tool, prompt and resource the official MCP conformance suite
  * ({@code @modelcontextprotocol/conformance}, requirement set 2026-07-28) calls by name, with the
- * behaviour it checks (docs: CONFORMANCE.md §6.1-§6.5, §6.7). Written against the public author
- * API only; the MRTR fixtures are in {@link FixtureMrtr}.
+ * behaviour it checks (docs: CONFORMANCE.md §6.1-§6.7). Written against the public author
+ * API only; the MRTR fixtures are in {@link FixtureMrtr}, the tasks fixtures in {@link FixtureTasks}.
  */
 public final class FixtureServer {
   /** A 1x1 PNG (CONFORMANCE.md §6.1). */
@@ -55,6 +55,7 @@ public final class FixtureServer {
     coreTools().forEach(builder::tool);
     diagnosticTools().forEach(builder::tool);
     FixtureMrtr.tools().forEach(builder::tool);
+    FixtureTasks.tools().forEach(builder::tool);
     prompts().forEach(builder::prompt);
     builder.prompt(FixtureMrtr.prompt());
     resources().forEach(builder::resource);

@@ -36,7 +36,8 @@ class FixtureServerTest {
       "test_input_required_result_sampling", "test_input_required_result_list_roots",
       "test_input_required_result_request_state", "test_input_required_result_tampered_state",
       "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
-      "test_input_required_result_capabilities");
+      "test_input_required_result_capabilities", "greet", "slow_compute", "failing_job", "protocol_error_job",
+      "confirm_delete", "multi_input", "test_tool_with_task");
 
   @TempDir
   static Path data;

@@ -186,6 +186,7 @@ final class McpTestClient {
     String name = switch (method == null ? "" : method) {
       case "tools/call", "prompts/get" -> params.path("name").asText(null);
       case "resources/read" -> params.path("uri").asText(null);
+      case "tasks/get", "tasks/update", "tasks/cancel" -> params.path("taskId").asText(null);
       default -> null;
     };
     if (name != null) {
