@@ -10,8 +10,8 @@ import java.util.List;
 
 /**
  * The demo's "outside world": every side effect the demo tools perform (a release scheduled,
- * an invoice issued, a venue booked, a deposit paid) is one line appended to a file in the data
- * directory. It survives restarts, so anyone can check that no effect happened twice.
+ * an invoice issued, a deposit paid, a part of a venue contract written, a venue booked, a report
+ * published) is one line appended to a file in the data directory. It survives restarts, so anyone can check that no effect happened twice.
  */
 public final class DemoLedger {
   private final Path file;

@@ -6,13 +6,17 @@ import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.Elicitation.FormField;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.ToolAnnotations;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 
+import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
 
 /** The seed scenarios of the demo server (DESIGN.md §9), written against the public author API. */
@@ -20,6 +24,14 @@ public final class DemoTools {
   /** Dates the venue is never free on, so the "taken date" path is easy to try. */
   static final Set<String> TAKEN_DATES = Set.of("2026-12-24", "2026-12-31");
   static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP", "CHF");
+  /** The sections of a venue contract; book_venue writes one per journaled step. */
+  static final List<String> CONTRACT_PARTS = List.of("parties and date", "guests and catering", "deposit and cancellation");
+  /** How long writing one contract section takes (the "long part" that runs as a task). */
+  static final Duration CONTRACT_PART_TIME = Duration.ofMillis(500);
+  /** How long drafting a report takes. */
+  static final Duration DRAFT_TIME = Duration.ofSeconds(1);
+  static final List<String> CHANNELS = List.of("intranet", "website");
+  private static final long PAUSE_SLICE_MILLIS = 50;
 
   private final DemoLedger ledger;
   private final Supplier<String> paymentBaseUrl;
@@ -33,11 +45,14 @@ public final class DemoTools {
   public McpServerDefinition definition() {
     return McpServerDefinition.builder("parley-demo", "0.1.0")
         .title("Parley demo")
-        .instructions("Demo tools that ask for input over several rounds: schedule_release, create_invoice, book_venue.")
+        .instructions("Demo tools that ask for input over several rounds: schedule_release, create_invoice, "
+            + "book_venue, publish_report. book_venue and publish_report run as tasks for clients that declare "
+            + "the io.modelcontextprotocol/tasks extension.")
         .tool(scheduleRelease())
         .tool(createInvoice())
         .tool(bookVenue())
         .tool(checkAvailability())
+        .tool(publishReport())
         .build();
   }
 
@@ -117,7 +132,9 @@ public final class DemoTools {
     return ToolDefinition.tool("book_venue", BookVenue.class)
         .title("Book the venue")
         .description("Books the venue: offers another date when the one asked for is taken, takes a deposit "
-            + "on a payment page (URL elicitation), then writes the contract.")
+            + "on a payment page (URL elicitation), then writes the contract (as a task, for clients that "
+            + "declare the tasks extension).")
+        .taskSupport(TaskSupport.OPTIONAL)
         .handler(this::bookVenue);
   }
 
@@ -149,15 +166,90 @@ public final class DemoTools {
       }
     }
     String bookedDate = date;
-    for (int part = 1; part <= 3; part++) {
-      ctx.progress(part, 3.0, "Writing contract, part " + part + " of 3");
+    // The questions are over; writing the contract takes a while. A client that declared the
+    // tasks extension gets a task here (and polls tasks/get); any other client waits for the result.
+    ctx.becomeTask();
+    int parts = CONTRACT_PARTS.size();
+    for (int part = 1; part <= parts; part++) {
+      String section = CONTRACT_PARTS.get(part - 1);
+      String line = bookingId + " part " + part + " of " + parts;
+      ctx.progress(part - 1, (double) parts, "Writing contract, part " + part + " of " + parts + ": " + section);
+      ctx.step("contract_" + part, String.class, () -> {
+        pause(ctx, CONTRACT_PART_TIME);
+        ledger.append("contract", line);
+        return section;
+      });
     }
+    ctx.progress(parts, (double) parts, "Contract written; booking the venue");
     String booking = ctx.step("book", String.class, () -> {
       ledger.append("booking", bookingId + " " + bookedDate + " " + args.guests());
       return bookingId;
     });
     return ToolResult.text("Booked " + bookedDate + " for " + args.guests() + " guests (" + booking
         + "); contract written, deposit received.");
+  }
+
+  public record PublishReport(@Description("Title of the report") String title) {}
+
+  // snippet: publish_report
+  ToolDefinition<PublishReport> publishReport() {
+    return ToolDefinition.tool("publish_report", PublishReport.class)
+        .title("Publish a report")
+        .description("Drafts a report, asks for approval, then publishes it; a task for clients that "
+            + "declare the tasks extension.")
+        .taskSupport(TaskSupport.OPTIONAL)
+        .handler((args, ctx) -> {
+          // With the tasks extension declared, the call becomes a task here: the client gets a
+          // taskId at once and polls tasks/get. Without it, the same code runs synchronously.
+          ctx.becomeTask();
+          ctx.progress(0, 2.0, "Drafting \"" + args.title() + "\"");
+          int pages = ctx.step("draft", Integer.class, () -> {
+            pause(ctx, DRAFT_TIME);
+            return 2 + args.title().length() % 7;
+          });
+          ctx.progress(1, 2.0, "Draft ready (" + pages + " pages); waiting for approval");
+          // In a task, a question makes the task input_required; tasks/update answers it.
+          ElicitAnswer answer = ctx.elicit("approval", Elicitation.form("Publish the " + pages + "-page report \""
+                  + args.title() + "\"?")
+              .field("channel", FormField.choice("Where to publish", CHANNELS).defaultValue("intranet"))
+              .build());
+          if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
+            return ToolResult.text("Report \"" + args.title() + "\" not published: the approval was "
+                + describe(answer) + ".");
+          }
+          String channel = accepted.string("channel");
+          String report = ctx.step("publish", String.class, () -> {
+            String id = "RPT-" + UUID.randomUUID().toString().substring(0, 8);
+            ledger.append("report", id + " " + channel + " " + args.title());
+            return id;
+          });
+          return ToolResult.text("Published \"" + args.title() + "\" (" + report + ", " + pages + " pages) on the "
+              + channel + ".");
+        });
+  }
+  // end snippet
+
+  /**
+   * The slow part of a demo tool: sleeps in short slices and gives up as soon as the call is
+   * cancelled ({@code tasks/cancel}, or the client closed its stream), so a cancelled call
+   * performs no further effect.
+   */
+  private static void pause(CallContext ctx, Duration length) {
+    long deadline = System.nanoTime() + length.toNanos();
+    for (long left = length.toMillis(); left > 0; left = (deadline - System.nanoTime()) / 1_000_000) {
+      if (ctx.isCancelled()) {
+        throw new CancellationException("the call was cancelled");
+      }
+      try {
+        Thread.sleep(Math.min(PAUSE_SLICE_MILLIS, left));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CancellationException("the call was cancelled");
+      }
+    }
+    if (ctx.isCancelled()) {
+      throw new CancellationException("the call was cancelled");
+    }
   }
 
   /** Whether another booking than {@code ownBookingId} holds {@code date}. */

@@ -6,9 +6,16 @@ import dev.parley.examples.DemoClient.Reply;
 import dev.parley.runtime.json.Json;
 import dev.parley.testing.SpecSchema;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Checks on what the server sent: the HTTP status, a JSON body, the echoed id, and the body
@@ -41,6 +48,86 @@ final class DemoAssertions {
     assertEquals("input_required", result.path("resultType").asText(), () -> "resultType of " + result);
     assertTrue(result.path("requestState").isTextual(), () -> "a requestState in " + result);
     return result;
+  }
+
+  /**
+   * A flat {@code CreateTaskResult} (tasks extension, spec §3.2): {@code resultType: "task"}, an
+   * id, a status, ISO timestamps, {@code ttlMs} and {@code pollIntervalMs}; no requestState, no
+   * result, no questions. The extension's shapes are not in the core schema, so they are checked here.
+   */
+  static JsonNode assertTaskCreated(Reply reply, ObjectNode request) {
+    assertEquals(200, reply.status(), () -> "HTTP status; body: " + reply.body());
+    assertJson(reply);
+    JsonNode json = reply.json();
+    assertSameId(request, json);
+    JsonNode result = json.get("result");
+    assertNotNull(result, () -> "a result: " + reply.body());
+    assertEquals("task", result.path("resultType").asText(), () -> "a CreateTaskResult: " + result);
+    assertTaskBasics(result);
+    for (String absent : List.of("requestState", "result", "error", "inputRequests", "task")) {
+      assertTrue(!result.has(absent), () -> "no " + absent + " in a CreateTaskResult: " + result);
+    }
+    return result;
+  }
+
+  /** A {@code tasks/get} result ({@code DetailedTask}, {@code resultType: "complete"}) for {@code taskId}. */
+  static JsonNode assertTaskView(Reply reply, ObjectNode request, String taskId) {
+    assertEquals(200, reply.status(), () -> "HTTP status; body: " + reply.body());
+    assertJson(reply);
+    JsonNode json = reply.json();
+    assertSameId(request, json);
+    JsonNode task = json.get("result");
+    assertNotNull(task, () -> "a result: " + reply.body());
+    assertEquals("complete", task.path("resultType").asText(), () -> "resultType of " + task);
+    assertEquals(taskId, task.path("taskId").asText(), () -> "the task asked for: " + task);
+    assertTaskBasics(task);
+    assertTrue(!task.has("requestState"), () -> "no requestState on a task: " + task);
+    String status = task.path("status").asText();
+    assertEquals(status.equals("input_required"), task.has("inputRequests"), () -> "inputRequests iff input_required: " + task);
+    assertEquals(status.equals("completed"), task.has("result"), () -> "result iff completed: " + task);
+    if (status.equals("completed")) {
+      SpecSchema.assertValid("CallToolResult", task.get("result"));
+    }
+    return task;
+  }
+
+  private static void assertTaskBasics(JsonNode task) {
+    assertTrue(task.path("taskId").isTextual() && !task.path("taskId").asText().isEmpty(), () -> "a taskId: " + task);
+    assertTrue(Set.of("working", "input_required", "completed", "failed", "cancelled").contains(task.path("status").asText()),
+        () -> "a task status: " + task);
+    Instant.parse(task.path("createdAt").asText());
+    Instant.parse(task.path("lastUpdatedAt").asText());
+    assertTrue(task.path("ttlMs").canConvertToLong() && task.path("ttlMs").asLong() > 0, () -> "ttlMs: " + task);
+    assertTrue(task.path("pollIntervalMs").canConvertToLong(), () -> "pollIntervalMs: " + task);
+  }
+
+  /**
+   * Polls {@code tasks/get} (every 50 ms, at most {@code limit}) until the task's status is one
+   * of {@code statuses}; returns that view. Every {@code statusMessage} seen while the task was
+   * {@code working} is added to {@code messagesWhileWorking} (when not null).
+   */
+  static JsonNode awaitTaskStatus(DemoClient client, String taskId, Set<String> statuses, Duration limit,
+      Collection<String> messagesWhileWorking) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    JsonNode task = null;
+    while (System.nanoTime() < deadline) {
+      ObjectNode get = client.taskRequest("tasks/get", taskId);
+      task = assertTaskView(client.send(get), get, taskId);
+      String status = task.path("status").asText();
+      if (statuses.contains(status)) {
+        return task;
+      }
+      if (status.equals("working") && task.has("statusMessage") && messagesWhileWorking != null) {
+        messagesWhileWorking.add(task.path("statusMessage").asText());
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        fail("interrupted");
+      }
+    }
+    return fail("task " + taskId + " did not reach " + statuses + " within " + limit + "; last seen: " + task);
   }
 
   /**

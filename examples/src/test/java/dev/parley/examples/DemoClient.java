@@ -26,6 +26,9 @@ final class DemoClient {
   static final String ALL_ELICITATION = "{\"elicitation\":{\"form\":{},\"url\":{}}}";
   /** {@code elicitation: {}} means form mode only (spec §4). */
   static final String FORM_ONLY = "{\"elicitation\":{}}";
+  /** Every kind of elicitation, and the tasks extension (spec §3.1): the server may answer with a task. */
+  static final String WITH_TASKS =
+      "{\"elicitation\":{\"form\":{},\"url\":{}},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}";
 
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
@@ -71,6 +74,11 @@ final class DemoClient {
       return result().path("requestState").asText(null);
     }
 
+    /** The {@code taskId} of a {@code CreateTaskResult}. */
+    String taskId() {
+      return result().path("taskId").asText(null);
+    }
+
     /** The text of the first content block of a {@code CallToolResult}. */
     String text() {
       return result().path("content").path(0).path("text").asText();
@@ -109,6 +117,18 @@ final class DemoClient {
 
   ObjectNode toolCall(String tool, ObjectNode arguments) {
     return toolCall(tool, arguments, ALL_ELICITATION);
+  }
+
+  /** {@code tasks/get}, {@code tasks/update} or {@code tasks/cancel} of {@code taskId}, the extension declared. */
+  ObjectNode taskRequest(String method, String taskId) {
+    return request(method, Json.object().put("taskId", taskId), WITH_TASKS);
+  }
+
+  /** {@code tasks/update} answering the task's open questions with {@code inputResponses}. */
+  ObjectNode taskUpdate(String taskId, ObjectNode inputResponses) {
+    ObjectNode params = Json.object().put("taskId", taskId);
+    params.set("inputResponses", inputResponses);
+    return request("tasks/update", params, WITH_TASKS);
   }
 
   /**
@@ -180,6 +200,7 @@ final class DemoClient {
     String name = switch (method == null ? "" : method) {
       case "tools/call", "prompts/get" -> params.path("name").asText(null);
       case "resources/read" -> params.path("uri").asText(null);
+      case "tasks/get", "tasks/update", "tasks/cancel" -> params.path("taskId").asText(null);
       default -> null;
     };
     if (name != null) {

@@ -7,28 +7,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static dev.parley.examples.DemoAssertions.assertCompleted;
 import static dev.parley.examples.DemoAssertions.assertInputRequired;
 import static dev.parley.examples.DemoClient.accept;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The runnable jar, killed with SIGKILL while calls wait for answers: a new process on the same
@@ -37,10 +25,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  * jar is built.
  */
 class DemoRestartIT {
-  /** How long one process may take to print its ready line (the shaded jar starts in seconds). */
-  private static final long STARTUP_LIMIT_SECONDS = 60;
-  private static final Pattern READY = Pattern.compile("ready.*http://127\\.0\\.0\\.1:(\\d+)/mcp");
-
   @TempDir
   Path data;
 
@@ -55,7 +39,7 @@ class DemoRestartIT {
   void callsWaitingForAnswersCompleteAfterTheServerWasKilledAndNoEffectRepeats() {
     // --- first process: three calls reach their first question -----------------------------
     DemoProcess first = start();
-    DemoClient client = new DemoClient(first.port);
+    DemoClient client = new DemoClient(first.port());
 
     ObjectNode release = client.toolCall("schedule_release", Json.object().put("service", "checkout"));
     String releaseState = assertInputRequired(client.send(release), release).get("requestState").asText();
@@ -74,7 +58,7 @@ class DemoRestartIT {
 
     // --- second process, same data directory: the old states finish the calls --------------
     DemoProcess second = start();
-    client = new DemoClient(second.port);
+    client = new DemoClient(second.port());
 
     ObjectNode releaseRetry = client.retry(release, releaseState,
         accept("window", Json.object().put("window", "2027-01-15T06:30:00Z")));
@@ -93,7 +77,7 @@ class DemoRestartIT {
     String key = onlyKey(askedAgain);
     assertEquals(depositId, depositId(askedAgain, key), "the deposit id was journaled before the kill");
     URI paymentPage = URI.create(askedAgain.path("inputRequests").path(key).path("params").path("url").asText());
-    assertEquals(second.port, paymentPage.getPort(), "the page is served by the running process");
+    assertEquals(second.port(), paymentPage.getPort(), "the page is served by the running process");
     assertEquals(200, client.submitForm(paymentPage).status());
     ObjectNode paid = client.retry(venue, askedAgain.get("requestState").asText(), accept(key, null));
     JsonNode booked = assertCompleted(client.send(paid), paid);
@@ -105,7 +89,7 @@ class DemoRestartIT {
 
     // --- third process: retries of completed rounds get the recorded results ---------------
     DemoProcess third = start();
-    client = new DemoClient(third.port);
+    client = new DemoClient(third.port());
     ObjectNode releaseAgain = client.retry(release, releaseState,
         accept("window", Json.object().put("window", "2027-01-15T06:30:00Z")));
     assertEquals(released, assertCompleted(client.send(releaseAgain), releaseAgain));
@@ -123,6 +107,9 @@ class DemoRestartIT {
             "release " + releaseTicket + " checkout 2027-01-15T06:30:00Z",
             "invoice " + invoiceNumber + " Globex 99.0 GBP",
             "deposit " + depositId,
+            "contract BKG-" + depositId.substring(0, 8) + " part 1 of 3",
+            "contract BKG-" + depositId.substring(0, 8) + " part 2 of 3",
+            "contract BKG-" + depositId.substring(0, 8) + " part 3 of 3",
             "booking BKG-" + depositId.substring(0, 8) + " 2027-05-20 30"),
         ledger);
   }
@@ -147,103 +134,10 @@ class DemoRestartIT {
     return path.substring("/pay/".length());
   }
 
-  // --- the demo as a separate process -----------------------------------------------------
-
-  private static Path jar() {
-    String configured = System.getProperty("parley.jar");
-    List<Path> candidates = new ArrayList<>();
-    if (configured != null) {
-      candidates.add(Path.of(configured));
-    }
-    candidates.add(Path.of("target", "parley.jar"));
-    candidates.add(Path.of("..", "examples", "target", "parley.jar"));
-    return candidates.stream().filter(Files::isRegularFile).findFirst()
-        .orElseThrow(() -> new IllegalStateException("parley.jar not found in " + candidates
-            + "; build it with mvn package (this test runs in the integration-test phase)"));
-  }
-
-  /** {@code java -jar parley.jar demo --port 0 --data <data>}, with the same java as this JVM. */
+  /** {@code java -jar parley.jar demo --port 0 --data <data>}, killed after the test if still alive. */
   private DemoProcess start() {
-    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    ProcessBuilder builder = new ProcessBuilder(java, "-Xmx512m", "-jar", jar().toAbsolutePath().toString(),
-        "demo", "--port", "0", "--data", data.toAbsolutePath().toString())
-        .redirectErrorStream(true);
-    DemoProcess process;
-    try {
-      process = new DemoProcess(builder.start());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    DemoProcess process = DemoProcess.start(data, List.of());
     processes.add(process);
-    process.awaitReady();
     return process;
-  }
-
-  /** One running demo: its output is drained on a thread so it never blocks on a full pipe. */
-  private static final class DemoProcess {
-    private final Process process;
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private final StringBuffer output = new StringBuffer();
-    private int port;
-
-    DemoProcess(Process process) {
-      this.process = process;
-      Thread drain = new Thread(this::drain, "demo-output-" + process.pid());
-      drain.setDaemon(true);
-      drain.start();
-    }
-
-    private void drain() {
-      try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-          output.append(line).append('\n');
-          lines.add(line);
-        }
-      } catch (IOException ignored) {
-        // the process is gone
-      }
-    }
-
-    /** Waits (bounded) for the launcher's "ready" line and reads the port from it. */
-    void awaitReady() {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_LIMIT_SECONDS);
-      try {
-        while (System.nanoTime() < deadline) {
-          String line = lines.poll(500, TimeUnit.MILLISECONDS);
-          if (line != null) {
-            Matcher ready = READY.matcher(line);
-            if (ready.find()) {
-              port = Integer.parseInt(ready.group(1));
-              return;
-            }
-          } else if (!process.isAlive()) {
-            fail("the demo exited with " + process.exitValue() + " before it was ready:\n" + output);
-          }
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      kill();
-      fail("the demo printed no ready line within " + STARTUP_LIMIT_SECONDS + " s:\n" + output);
-    }
-
-    int exitValue() {
-      return process.exitValue();
-    }
-
-    /** SIGKILL (on Linux, destroyForcibly sends SIGKILL): no shutdown hook, no clean close. */
-    void kill() {
-      if (!process.isAlive()) {
-        return;
-      }
-      process.destroyForcibly();
-      try {
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-          throw new IllegalStateException("demo process " + process.pid() + " did not die");
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
   }
 }

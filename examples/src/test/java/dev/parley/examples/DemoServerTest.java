@@ -12,13 +12,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 import static dev.parley.examples.DemoAssertions.assertCompleted;
 import static dev.parley.examples.DemoAssertions.assertError;
 import static dev.parley.examples.DemoAssertions.assertInputRequired;
 import static dev.parley.examples.DemoAssertions.assertResult;
+import static dev.parley.examples.DemoAssertions.assertTaskCreated;
+import static dev.parley.examples.DemoAssertions.awaitTaskStatus;
 import static dev.parley.examples.DemoClient.accept;
 import static dev.parley.examples.DemoClient.answer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -72,7 +77,7 @@ class DemoServerTest {
     JsonNode result = assertResult(client.send(request), request, "ListToolsResult");
     List<String> names = new ArrayList<>();
     result.path("tools").forEach(tool -> names.add(tool.path("name").asText()));
-    assertEquals(List.of("schedule_release", "create_invoice", "book_venue", "check_availability"), names);
+    assertEquals(List.of("schedule_release", "create_invoice", "book_venue", "check_availability", "publish_report"), names);
 
     ObjectNode discover = client.request("server/discover", null, "{}");
     JsonNode discovered = assertResult(client.send(discover), discover, "DiscoverResult");
@@ -201,7 +206,7 @@ class DemoServerTest {
     ObjectNode notPaidYet = client.retry(request, deposit.get("requestState").asText(), accept("deposit_1", null));
     JsonNode askedAgain = assertInputRequired(client.send(notPaidYet), notPaidYet);
     assertEquals(paymentPage.toString(), question(askedAgain, "deposit_2").path("url").asText());
-    assertFalse(ledger.lines().stream().anyMatch(line -> line.startsWith("booking ")), "nothing booked before paying");
+    assertFalse(newLines(before).stream().anyMatch(line -> line.startsWith("booking ")), "nothing booked before paying");
 
     // The user pays on the page, out of band; the client retries and the booking completes.
     Reply paid = client.submitForm(paymentPage);
@@ -214,8 +219,17 @@ class DemoServerTest {
 
     ObjectNode again = client.retry(request, askedAgain.get("requestState").asText(), accept("deposit_2", null));
     assertEquals(booked, assertCompleted(client.send(again), again), "a repeated retry gets the same result");
-    assertEquals(List.of("deposit " + depositId, "booking BKG-" + depositId.substring(0, 8) + " 2026-12-25 40"),
-        newLines(before));
+    assertEquals(bookingLines(depositId, "2026-12-25 40"), newLines(before));
+  }
+
+  /** The ledger lines of one booking, in order: the deposit, the contract's parts, the booking. */
+  static List<String> bookingLines(String depositId, String dateAndGuests) {
+    String bookingId = "BKG-" + depositId.substring(0, 8);
+    return List.of("deposit " + depositId,
+        "contract " + bookingId + " part 1 of 3",
+        "contract " + bookingId + " part 2 of 3",
+        "contract " + bookingId + " part 3 of 3",
+        "booking " + bookingId + " " + dateAndGuests);
   }
 
   @Test
@@ -247,6 +261,164 @@ class DemoServerTest {
         DemoClient.FORM_ONLY);
     JsonNode error = assertError(client.send(request), 400, -32021, request);
     assertTrue(error.path("data").path("requiredCapabilities").path("elicitation").has("url"), () -> "error: " + error);
+  }
+
+  // --- tasks (io.modelcontextprotocol/tasks): book_venue's contract, publish_report -------
+
+  private static final Duration TASK_LIMIT = Duration.ofSeconds(30);
+
+  /** Asks book_venue for {@code date} with the tasks extension declared and pays the deposit; returns the paid round's retry. */
+  private static ObjectNode bookWithTasksAndPay(ObjectNode request) {
+    JsonNode deposit = assertInputRequired(client.send(request), request);
+    URI paymentPage = URI.create(question(deposit, "deposit_1").path("url").asText());
+    assertEquals(200, client.submitForm(paymentPage).status());
+    return client.retry(request, deposit.get("requestState").asText(), accept("deposit_1", null));
+  }
+
+  /** The deposit just paid: the newest deposit line of the ledger. */
+  private static String lastDepositId() {
+    List<String> deposits = ledger.lines().stream().filter(line -> line.startsWith("deposit ")).toList();
+    return deposits.get(deposits.size() - 1).substring("deposit ".length());
+  }
+
+  @Test
+  void bookVenueWithTheTasksExtensionAsksForTheDepositSynchronouslyThenWritesTheContractAsATaskWithProgress() {
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("book_venue", Json.object().put("date", "2027-07-03").put("guests", 25),
+        DemoClient.WITH_TASKS);
+    // The deposit round is MRTR, answered synchronously; the task starts after it (spec §3.1).
+    ObjectNode paid = bookWithTasksAndPay(request);
+    String depositId = lastDepositId();
+
+    JsonNode created = assertTaskCreated(client.send(paid), paid);
+    assertEquals("working", created.path("status").asText());
+    String taskId = created.path("taskId").asText();
+
+    Set<String> progress = new LinkedHashSet<>();
+    JsonNode done = awaitTaskStatus(client, taskId, Set.of("completed", "failed", "cancelled"), TASK_LIMIT, progress);
+    assertEquals("completed", done.path("status").asText(), () -> "task: " + done);
+    assertTrue(progress.stream().anyMatch(message -> message.startsWith("Writing contract, part ")),
+        () -> "the contract's progress shows as statusMessage while working: " + progress);
+    JsonNode result = done.path("result");
+    assertFalse(result.path("isError").asBoolean(false), () -> "result: " + result);
+    assertEquals("Booked 2027-07-03 for 25 guests (BKG-" + depositId.substring(0, 8)
+        + "); contract written, deposit received.", text(result));
+    assertEquals(bookingLines(depositId, "2027-07-03 25"), newLines(before));
+
+    ObjectNode getAgain = client.taskRequest("tasks/get", taskId);
+    assertEquals(done.path("result"), DemoAssertions.assertTaskView(client.send(getAgain), getAgain, taskId).path("result"),
+        "tasks/get is a pure read: the same result again");
+    ObjectNode retryAgain = client.retry(request, paid.path("params").path("requestState").asText(), accept("deposit_1", null));
+    JsonNode sameTask = assertTaskCreated(client.send(retryAgain), retryAgain);
+    assertEquals(taskId, sameTask.path("taskId").asText(), "a repeated retry of the handed-over round names the same task");
+    ObjectNode withoutTasks = client.retry(request, paid.path("params").path("requestState").asText(), accept("deposit_1", null));
+    ((ObjectNode) withoutTasks.path("params").path("_meta"))
+        .set("io.modelcontextprotocol/clientCapabilities", Json.parse(DemoClient.ALL_ELICITATION));
+    assertError(client.send(withoutTasks), 400, -32021, withoutTasks);
+    assertEquals(bookingLines(depositId, "2027-07-03 25"), newLines(before), "nothing ran twice");
+  }
+
+  @Test
+  void cancelledBookVenueTaskEndsCancelledAndBooksNothing() throws InterruptedException {
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("book_venue", Json.object().put("date", "2027-07-10").put("guests", 9),
+        DemoClient.WITH_TASKS);
+    ObjectNode paid = bookWithTasksAndPay(request);
+    String taskId = assertTaskCreated(client.send(paid), paid).path("taskId").asText();
+
+    ObjectNode cancel = client.taskRequest("tasks/cancel", taskId);
+    JsonNode ack = assertResult(client.send(cancel), cancel, "Result");
+    assertEquals("complete", ack.path("resultType").asText());
+    JsonNode cancelled = awaitTaskStatus(client, taskId, Set.of("completed", "failed", "cancelled"), TASK_LIMIT, null);
+    assertEquals("cancelled", cancelled.path("status").asText(), () -> "task: " + cancelled);
+
+    // The contract would take 1.5 s; wait longer than that, then look: the run stopped.
+    Thread.sleep(CONTRACT_TIME_MILLIS + 1000);
+    List<String> written = newLines(before);
+    assertTrue(written.stream().noneMatch(line -> line.startsWith("booking ")), () -> "nothing booked: " + written);
+    assertTrue(written.stream().filter(line -> line.startsWith("contract ")).count() < 3,
+        () -> "the contract was not finished: " + written);
+  }
+
+  private static final long CONTRACT_TIME_MILLIS =
+      DemoTools.CONTRACT_PART_TIME.toMillis() * DemoTools.CONTRACT_PARTS.size();
+
+  @Test
+  void publishReportAsATaskDraftsAsksForApprovalThroughTasksUpdateAndPublishesOnce() {
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Q3 numbers"), DemoClient.WITH_TASKS);
+    JsonNode created = assertTaskCreated(client.send(request), request);
+    String taskId = created.path("taskId").asText();
+
+    Set<String> progress = new LinkedHashSet<>();
+    JsonNode waiting = awaitTaskStatus(client, taskId, Set.of("input_required", "completed", "failed", "cancelled"),
+        TASK_LIMIT, progress);
+    assertEquals("input_required", waiting.path("status").asText(), () -> "task: " + waiting);
+    assertTrue(progress.contains("Drafting \"Q3 numbers\""), () -> "status messages while drafting: " + progress);
+    JsonNode approval = waiting.path("inputRequests").path("approval");
+    assertEquals("elicitation/create", approval.path("method").asText(), () -> "task: " + waiting);
+    assertEquals("form", approval.path("params").path("mode").asText());
+    assertEquals(Json.parse("[\"intranet\",\"website\"]"),
+        approval.path("params").path("requestedSchema").path("properties").path("channel").path("enum"));
+    assertEquals(List.of(), newLines(before), "nothing published before the approval");
+
+    ObjectNode invalid = client.taskUpdate(taskId, accept("approval", Json.object().put("channel", "billboard")));
+    assertError(client.send(invalid), 200, -32602, invalid);
+
+    ObjectNode update = client.taskUpdate(taskId, accept("approval", Json.object().put("channel", "website")));
+    JsonNode ack = assertResult(client.send(update), update, "Result");
+    assertEquals("complete", ack.path("resultType").asText());
+
+    JsonNode done = awaitTaskStatus(client, taskId, Set.of("completed", "failed", "cancelled"), TASK_LIMIT, null);
+    assertEquals("completed", done.path("status").asText(), () -> "task: " + done);
+    String text = text(done.path("result"));
+    assertTrue(text.matches("Published \"Q3 numbers\" \\(RPT-[0-9a-f]{8}, 5 pages\\) on the website\\."), () -> "result: " + text);
+    String report = text.substring(text.indexOf("RPT-"), text.indexOf("RPT-") + 12);
+
+    ObjectNode updateAgain = client.taskUpdate(taskId, accept("approval", Json.object().put("channel", "intranet")));
+    assertResult(client.send(updateAgain), updateAgain, "Result");
+    assertEquals(List.of("report " + report + " website Q3 numbers"), newLines(before),
+        "published once; an answer to a task that ended changes nothing");
+  }
+
+  @Test
+  void declinedReportApprovalEndsTheTaskCompletedWithAClearMessageAndPublishesNothing() {
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Draft ideas"), DemoClient.WITH_TASKS);
+    String taskId = assertTaskCreated(client.send(request), request).path("taskId").asText();
+    awaitTaskStatus(client, taskId, Set.of("input_required"), TASK_LIMIT, null);
+    ObjectNode update = client.taskUpdate(taskId, answer("approval", "decline"));
+    assertResult(client.send(update), update, "Result");
+    JsonNode done = awaitTaskStatus(client, taskId, Set.of("completed", "failed", "cancelled"), TASK_LIMIT, null);
+    assertEquals("completed", done.path("status").asText(), () -> "a declined question is a normal ending: " + done);
+    assertEquals("Report \"Draft ideas\" not published: the approval was declined.", text(done.path("result")));
+    assertEquals(List.of(), newLines(before));
+  }
+
+  @Test
+  void publishReportWithoutTheTasksExtensionAsksForApprovalOverMrtrAndPublishesOnce() {
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Roadmap"), DemoClient.FORM_ONLY);
+    JsonNode asked = assertInputRequired(client.send(request), request);
+    assertEquals("form", question(asked, "approval").path("mode").asText());
+    ObjectNode retry = client.retry(request, asked.get("requestState").asText(),
+        accept("approval", Json.object().put("channel", "intranet")));
+    JsonNode result = assertCompleted(client.send(retry), retry);
+    assertTrue(text(result).matches("Published \"Roadmap\" \\(RPT-[0-9a-f]{8}, 2 pages\\) on the intranet\\."),
+        () -> "result: " + result);
+    List<String> written = newLines(before);
+    assertEquals(1, written.size(), () -> "ledger: " + written);
+    assertTrue(written.get(0).matches("report RPT-[0-9a-f]{8} intranet Roadmap"), () -> "ledger: " + written);
+  }
+
+  @Test
+  void taskRequestsFromAClientWithoutTheTasksExtensionAreMissingRequiredClientCapability() {
+    ObjectNode get = client.request("tasks/get", Json.object().put("taskId", "00000000-0000-0000-0000-000000000000"));
+    JsonNode error = assertError(client.send(get), 400, -32021, get);
+    assertTrue(error.path("data").path("requiredCapabilities").path("extensions").has("io.modelcontextprotocol/tasks"),
+        () -> "error: " + error);
+    ObjectNode unknown = client.taskRequest("tasks/get", "00000000-0000-0000-0000-000000000000");
+    assertError(client.send(unknown), 200, -32602, unknown);
   }
 
   @Test

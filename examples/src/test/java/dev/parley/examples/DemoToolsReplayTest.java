@@ -7,9 +7,11 @@ import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.engine.AskedQuestion;
 import dev.parley.runtime.engine.CallHistory;
 import dev.parley.runtime.engine.CallHistory.RecordedAnswer;
+import dev.parley.runtime.engine.Cancellation;
 import dev.parley.runtime.engine.ReplayEngine;
 import dev.parley.runtime.engine.RunEnvironment;
 import dev.parley.runtime.engine.RunOutcome;
+import dev.parley.runtime.engine.StepJournal;
 import dev.parley.runtime.json.Json;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,14 +57,25 @@ class DemoToolsReplayTest {
     executor.shutdownNow();
   }
 
+  private static final ClientCapabilities CAPABILITIES = ClientCapabilities.of(Json.parse(
+      "{\"elicitation\":{\"form\":{},\"url\":{}},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}"));
+
   /** One run over what was recorded so far; steps it performs are recorded as they happen. */
   private RunOutcome run(ToolDefinition<?> tool, ObjectNode arguments) {
-    RunEnvironment environment = RunEnvironment.of("alice",
-        ClientCapabilities.of(Json.parse("{\"elicitation\":{\"form\":{},\"url\":{}}}")));
-    RunOutcome outcome = engine.run(tool, arguments, environment, new CallHistory(answers, steps), steps::put)
+    return run(tool, arguments, RunEnvironment.TaskMode.SYNCHRONOUS, new Cancellation(), steps::put);
+  }
+
+  private RunOutcome run(ToolDefinition<?> tool, ObjectNode arguments, RunEnvironment.TaskMode mode,
+      Cancellation cancellation, StepJournal journal) {
+    RunEnvironment environment = new RunEnvironment("alice", CAPABILITIES, RunEnvironment.RequestSink.NONE,
+        cancellation, mode);
+    RunOutcome outcome = engine.run(tool, arguments, environment, new CallHistory(answers, steps), journal)
         .toCompletableFuture().join();
     if (outcome instanceof RunOutcome.NeedsInput needs) {
       steps.putAll(needs.newSteps());
+    }
+    if (outcome instanceof RunOutcome.BecameTask became) {
+      steps.putAll(became.newSteps());
     }
     return outcome;
   }
@@ -118,6 +131,62 @@ class DemoToolsReplayTest {
     assertEquals(booked.result(), again.result());
     assertEquals(List.of("booking"), ledger.lines().stream()
         .filter(line -> line.startsWith("booking ")).map(line -> line.split(" ")[0]).toList());
+  }
+
+  @Test
+  void bookVenueAsATaskStoppedMidContractAndRunAgainFromItsHistoryWritesEveryPartOnce() {
+    ToolDefinition<?> bookVenue = tools.bookVenue();
+    ObjectNode arguments = Json.object().put("date", "2027-06-02").put("guests", 12);
+    AskedQuestion deposit = onlyQuestion(run(bookVenue, arguments));
+    String url = deposit.request().params().path("url").asText();
+    ledger.append("deposit", url.substring(url.lastIndexOf('/') + 1));
+    answer(deposit, "{\"action\":\"accept\"}");
+
+    // The round that may become a task ends at ctx.becomeTask(): nothing of the contract yet.
+    assertInstanceOf(RunOutcome.BecameTask.class,
+        run(bookVenue, arguments, RunEnvironment.TaskMode.MAY_BECOME_TASK, new Cancellation(), steps::put));
+    assertEquals(0, ledger.count("contract"));
+
+    // The task's run stops once the first part is journaled, as when its node dies.
+    Cancellation dies = new Cancellation();
+    run(bookVenue, arguments, RunEnvironment.TaskMode.TASK, dies, (name, value) -> {
+      steps.put(name, value);
+      if (name.equals("contract_1")) {
+        dies.cancel();
+      }
+    });
+    assertEquals(1, ledger.count("contract"), () -> "ledger: " + ledger.lines());
+    assertEquals(0, ledger.count("booking"));
+
+    // Resumed from its history, it goes on from part 2.
+    RunOutcome.Completed booked = assertInstanceOf(RunOutcome.Completed.class,
+        run(bookVenue, arguments, RunEnvironment.TaskMode.TASK, new Cancellation(), steps::put));
+    RunOutcome.Completed again = assertInstanceOf(RunOutcome.Completed.class,
+        run(bookVenue, arguments, RunEnvironment.TaskMode.TASK, new Cancellation(), steps::put));
+    assertEquals(booked.result(), again.result());
+    String bookingId = "BKG-" + url.substring(url.lastIndexOf('/') + 1, url.lastIndexOf('/') + 9);
+    assertEquals(List.of("contract " + bookingId + " part 1 of 3", "contract " + bookingId + " part 2 of 3",
+            "contract " + bookingId + " part 3 of 3", "booking " + bookingId + " 2027-06-02 12"),
+        ledger.lines().subList(1, ledger.lines().size()));
+  }
+
+  @Test
+  void publishReportAsATaskAsksForApprovalAfterTheDraftAndRunAgainRepeatsNothing() {
+    ToolDefinition<?> report = tools.publishReport();
+    ObjectNode arguments = Json.object().put("title", "Ops review");
+    assertInstanceOf(RunOutcome.BecameTask.class,
+        run(report, arguments, RunEnvironment.TaskMode.MAY_BECOME_TASK, new Cancellation(), steps::put));
+    AskedQuestion approval = onlyQuestion(
+        run(report, arguments, RunEnvironment.TaskMode.TASK, new Cancellation(), steps::put));
+    assertEquals("approval", approval.key());
+    assertEquals(0, ledger.count("report"));
+    answer(approval, "{\"action\":\"accept\",\"content\":{\"channel\":\"website\"}}");
+    RunOutcome.Completed first = assertInstanceOf(RunOutcome.Completed.class,
+        run(report, arguments, RunEnvironment.TaskMode.TASK, new Cancellation(), steps::put));
+    RunOutcome.Completed again = assertInstanceOf(RunOutcome.Completed.class,
+        run(report, arguments, RunEnvironment.TaskMode.TASK, new Cancellation(), steps::put));
+    assertEquals(first.result(), again.result());
+    assertEquals(1, ledger.count("report"), () -> "ledger: " + ledger.lines());
   }
 
   @Test
