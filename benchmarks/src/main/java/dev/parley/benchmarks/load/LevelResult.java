@@ -1,0 +1,57 @@
+package dev.parley.benchmarks.load;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.json.Json;
+
+import java.util.Map;
+
+/** The outcome of one concurrency level. */
+public record LevelResult(int concurrency, double measuredSeconds, LevelStats stats, CpuSampler.Use cpu, long[] timeline) {
+
+  public double flowsPerSecond() {
+    return measuredSeconds <= 0 ? 0 : stats.flows() / measuredSeconds;
+  }
+
+  public double requestsPerSecond() {
+    return measuredSeconds <= 0 ? 0 : stats.requests() / measuredSeconds;
+  }
+
+  public static double millis(double nanos) {
+    return nanos / 1_000_000.0;
+  }
+
+  public ObjectNode toJson() {
+    ObjectNode node = Json.object();
+    node.put("concurrency", concurrency);
+    node.put("measuredSeconds", round(measuredSeconds, 3));
+    node.put("flows", stats.flows());
+    node.put("flowsPerSecond", round(flowsPerSecond(), 1));
+    node.put("requests", stats.requests());
+    node.put("requestsPerSecond", round(requestsPerSecond(), 1));
+    node.put("errors", stats.errorCount());
+    ObjectNode kinds = node.putObject("kinds");
+    for (Map.Entry<String, LatencyHistogram> entry : stats.kinds().entrySet()) {
+      LatencyHistogram h = entry.getValue();
+      ObjectNode kind = kinds.putObject(entry.getKey());
+      kind.put("count", h.count());
+      kind.put("ratePerSecond", round(measuredSeconds <= 0 ? 0 : h.count() / measuredSeconds, 1));
+      kind.put("meanMs", round(millis(h.mean()), 3));
+      kind.put("p50Ms", round(millis(h.percentile(50)), 3));
+      kind.put("p90Ms", round(millis(h.percentile(90)), 3));
+      kind.put("p99Ms", round(millis(h.percentile(99)), 3));
+      kind.put("p999Ms", round(millis(h.percentile(99.9)), 3));
+      kind.put("maxMs", round(millis(h.max()), 3));
+    }
+    node.set("errorsByKind", Json.tree(stats.errors()));
+    node.put("warmupErrors", stats.warmupErrors());
+    node.put("clientCpuCores", round(cpu.clientCores(), 3));
+    node.put("machineCpuBusy", round(cpu.machineBusy(), 3));
+    node.set("flowsPerSecondTimeline", Json.tree(timeline));
+    return node;
+  }
+
+  static double round(double value, int digits) {
+    double scale = Math.pow(10, digits);
+    return Math.round(value * scale) / scale;
+  }
+}
