@@ -94,7 +94,7 @@ public final class ToolCallEntity
   public record RecordStep(String name, JsonNode value, ActorRef<Done> replyTo) implements Command {}
 
   /** A run of the handler ended (local only: it never leaves this node). */
-  private record RunFinished(int round, RunOutcome outcome, ActorRef<Reply> replyTo)
+  private record RunFinished(int round, Map<String, RecordedAnswer> answers, RunOutcome outcome, ActorRef<Reply> replyTo)
       implements Command, NoSerializationVerificationNeeded {}
 
   // --- replies --------------------------------------------------------------------------
@@ -230,12 +230,13 @@ public final class ToolCallEntity
       // Nothing new to go on: ask the same questions again, persist nothing.
       return Effect().reply(command.replyTo(), new Asked(state.round(), state.questions()));
     }
-    return Effect().persist(new AnswersReceived(state.round(), answers))
-        .thenRun(updated -> startRun((Awaiting) updated, command))
-        .thenNoReply();
+    // The answers are journaled together with the round's outcome, in one write: if the node
+    // dies during the run, the client's retry brings them again.
+    startRun(state, answers, command);
+    return Effect().noReply();
   }
 
-  private void startRun(Awaiting state, SubmitAnswers command) {
+  private void startRun(Awaiting state, Map<String, RecordedAnswer> answers, SubmitAnswers command) {
     CallTarget target = server.target(state.call().method(), state.call().name()).orElse(null);
     if (target == null) {
       // The server no longer offers what this call was made to (removed at runtime or redeployed).
@@ -254,7 +255,8 @@ public final class ToolCallEntity
     try {
       // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
       run = CompletableFuture
-          .supplyAsync(() -> engine.run(target, state.call().arguments(), environment, state.history(), journal), toolExecutor)
+          .supplyAsync(() -> engine.run(target, state.call().arguments(), environment,
+              state.history().withAnswers(answers), journal), toolExecutor)
           .thenCompose(stage -> stage);
     } catch (RejectedExecutionException e) {
       command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Server busy", null)));
@@ -262,7 +264,7 @@ public final class ToolCallEntity
     }
     running = cancellation;
     runningRound = state.round();
-    context.pipeToSelf(run, (outcome, failure) -> new RunFinished(state.round(),
+    context.pipeToSelf(run, (outcome, failure) -> new RunFinished(state.round(), answers,
         outcome != null ? outcome : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
             "Internal error running the tool", null)),
         command.replyTo()));
@@ -305,18 +307,19 @@ public final class ToolCallEntity
   private ReplyEffect<CallEvent, State> onRunFinished(Awaiting state, RunFinished command) {
     running = null;
     RunOutcome outcome = command.outcome();
+    AnswersReceived answers = new AnswersReceived(command.round(), command.answers());
     if (outcome instanceof RunOutcome.NeedsInput needs) {
-      return Effect().persist(new InputRequested(command.round(), needs.questions()))
+      return Effect().persist(List.of(answers, new InputRequested(command.round(), needs.questions())))
           .thenReply(command.replyTo(), s -> new Asked(command.round() + 1, needs.questions()))
           .thenUnstashAll();
     }
     if (outcome instanceof RunOutcome.Completed completed) {
-      return Effect().persist(new CallCompleted(command.round(), completed.result()))
+      return Effect().persist(List.of(answers, new CallCompleted(command.round(), completed.result())))
           .thenReply(command.replyTo(), s -> new Finished(completed.result()))
           .thenUnstashAll();
     }
     if (outcome instanceof RunOutcome.BecameTask) {
-      return Effect().persist(new CallBecameTask(command.round(), TaskRequests.newTaskId()))
+      return Effect().persist(List.of(answers, new CallBecameTask(command.round(), TaskRequests.newTaskId())))
           .thenReply(command.replyTo(), s -> ((Ended) s).outcome())
           .thenUnstashAll();
     }
@@ -325,7 +328,7 @@ public final class ToolCallEntity
       // Not the call's fault: the round stays open and a retry may succeed.
       return Effect().reply(command.replyTo(), new Rejected(error)).thenUnstashAll();
     }
-    return Effect().persist(new CallFailed(command.round(), error))
+    return Effect().persist(List.of(answers, new CallFailed(command.round(), error)))
         .thenReply(command.replyTo(), s -> new Rejected(error))
         .thenUnstashAll();
   }

@@ -99,7 +99,7 @@ abstract class NodeRestartContract {
     assertEquals(1, TestTools.HOLDS.get(), "the step between the rounds ran once");
 
     List<JournalRow> rows = NodeDriver.journal(database);
-    assertEquals(List.of("parley.call.started.v1", "parley.call.answers-received.v1", "parley.call.step-recorded.v1",
+    assertEquals(List.of("parley.call.started.v1", "parley.call.step-recorded.v1", "parley.call.answers-received.v1",
             "parley.call.input-requested.v1", "parley.call.answers-received.v1", "parley.call.completed.v1"),
         rows.stream().map(JournalRow::manifest).toList());
     String persistenceId = rows.get(0).persistenceId();

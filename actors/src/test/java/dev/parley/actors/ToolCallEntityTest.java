@@ -403,8 +403,8 @@ class ToolCallEntityTest {
 
     var round1 = submit(1, "{\"date\":" + accept("{\"date\":\"2026-09-12\"}") + "}");
     assertAsked(2, List.of("confirm"), round1.reply());
-    assertEquals(List.of(AnswersReceived.class, StepRecorded.class, InputRequested.class), types(round1.events()));
-    StepRecorded hold = (StepRecorded) round1.events().get(1);
+    assertEquals(List.of(StepRecorded.class, AnswersReceived.class, InputRequested.class), types(round1.events()));
+    StepRecorded hold = (StepRecorded) round1.events().get(0);
     assertEquals("hold", hold.name());
     assertEquals("hold-1", hold.value().asText());
     assertEquals(1, TestTools.HOLDS.get());

@@ -65,9 +65,10 @@ class JournalSchemaTest {
 
   @Test
   void everySchemaScriptSplitsIntoStatementsWithoutComments() {
+    // H2 needs no separate ordering index: its UNIQUE column constraint already is one.
     for (String resource : new String[] {"parley/schema/h2.sql", "parley/schema/postgres.sql"}) {
       var statements = JournalSchema.statements(resource);
-      assertEquals(4, statements.size(), resource + ": three tables and one index");
+      assertEquals(resource.contains("h2") ? 3 : 4, statements.size(), resource + ": three tables (and one index)");
       for (String sql : statements) {
         assertFalse(sql.contains("--"), sql);
         assertFalse(sql.toUpperCase().contains("CONCURRENTLY"), "fails outside autocommit: " + sql);
