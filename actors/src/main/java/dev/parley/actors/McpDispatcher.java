@@ -354,16 +354,19 @@ public final class McpDispatcher {
         target.taskSupport() != TaskSupport.FORBIDDEN && tasksDeclared
             ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
     ObjectNode callArguments = arguments == null ? Json.object() : arguments;
-    RequestStateBinding binding =
-        new RequestStateBinding(request.principal(), request.method(), name, Json.digest(callArguments));
     String requestState = request.stringParam("requestState");
     ObjectNode inputResponses = request.objectParam("inputResponses");
     if (requestState != null) {
       return retry(request, environment, requestState, callArguments,
-          inputResponses == null ? Json.object() : inputResponses, binding);
+          inputResponses == null ? Json.object() : inputResponses, binding(request, name, callArguments));
     }
     return engine.run(target, callArguments, environment, CallHistory.EMPTY, StepJournal.NONE)
-        .thenCompose(outcome -> firstRoundEnded(request, environment, name, callArguments, binding, outcome, inputResponses));
+        .thenCompose(outcome -> firstRoundEnded(request, environment, name, callArguments, outcome, inputResponses));
+  }
+
+  /** What a requestState is bound to; the arguments' digest is only needed once a call asks. */
+  private static RequestStateBinding binding(McpRequest request, String name, ObjectNode arguments) {
+    return new RequestStateBinding(request.principal(), request.method(), name, Json.digest(arguments));
   }
 
   private static String required(McpRequest request, String member) {
@@ -380,7 +383,7 @@ public final class McpDispatcher {
    * round at once, validated like any retry's: known keys are used, unknown keys ignored.
    */
   private CompletionStage<Response> firstRoundEnded(McpRequest request, RunEnvironment environment, String name,
-      ObjectNode arguments, RequestStateBinding binding, RunOutcome outcome, ObjectNode offeredAnswers) {
+      ObjectNode arguments, RunOutcome outcome, ObjectNode offeredAnswers) {
     if (outcome instanceof RunOutcome.Completed completed) {
       return done(complete(request, completed.result()));
     }
@@ -399,7 +402,7 @@ public final class McpDispatcher {
             || !(reply instanceof ToolCallEntity.Asked asked)
             ? done(reply)
             : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
-        .thenCompose(reply -> respond(request, callId, name, arguments, binding, reply));
+        .thenCompose(reply -> respond(request, callId, name, arguments, binding(request, name, arguments), reply));
   }
 
   private CompletionStage<Response> retry(McpRequest request, RunEnvironment environment, String requestState,

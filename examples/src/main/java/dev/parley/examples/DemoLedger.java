@@ -15,6 +15,8 @@ import java.util.List;
  */
 public final class DemoLedger {
   private final Path file;
+  private long cachedSize = -1;
+  private List<String> cachedLines = List.of();
 
   public DemoLedger(Path dataDirectory) {
     this.file = dataDirectory.resolve("demo-ledger.log");
@@ -34,9 +36,18 @@ public final class DemoLedger {
     }
   }
 
+  /**
+   * Every line, re-read only when the file grew (other processes of a cluster may append to it):
+   * read-only tools look at the ledger on every call.
+   */
   public synchronized List<String> lines() {
     try {
-      return Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
+      long size = Files.exists(file) ? Files.size(file) : 0;
+      if (size != cachedSize) {
+        cachedLines = size == 0 ? List.of() : List.copyOf(Files.readAllLines(file, StandardCharsets.UTF_8));
+        cachedSize = size;
+      }
+      return cachedLines;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
