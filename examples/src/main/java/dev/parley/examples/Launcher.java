@@ -54,8 +54,10 @@ public final class Launcher {
       System.out.println("journal schema ready on " + database);
       return;
     }
-    if (config.hasPath("parley.http.port") && !portGiven) {
-      port = config.getInt("parley.http.port");
+    // -Dparley.http.port wins over the file, as every other system property does (ParleyNode).
+    Config withProperties = ConfigFactory.systemProperties().withFallback(config);
+    if (withProperties.hasPath("parley.http.port") && !portGiven) {
+      port = withProperties.getInt("parley.http.port");
     }
     long started = System.nanoTime();
     McpHttpServer server = fixtures ? startFixtures(port, data, config) : startDemo(port, data, config);

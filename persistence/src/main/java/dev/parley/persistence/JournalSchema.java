@@ -20,6 +20,12 @@ import java.util.List;
  */
 public final class JournalSchema {
   private static final Logger log = LoggerFactory.getLogger(JournalSchema.class);
+  /**
+   * PostgreSQL advisory lock key held while the schema is created: nodes of a cluster that start
+   * together on an empty database would otherwise race in the catalog (two concurrent
+   * {@code CREATE TABLE IF NOT EXISTS} of one table: one fails with a duplicate key in pg_type).
+   */
+  static final long POSTGRES_LOCK_KEY = 7_210_001L;
 
   private JournalSchema() {}
 
@@ -28,8 +34,15 @@ public final class JournalSchema {
     try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
          Statement statement = connection.createStatement()) {
       connection.setAutoCommit(true);
+      if (database instanceof JournalDatabase.Postgres) {
+        // A session lock: released by the unlock below, or when the connection closes.
+        statement.execute("SELECT pg_advisory_lock(" + POSTGRES_LOCK_KEY + ")");
+      }
       for (String sql : statements) {
         statement.execute(sql);
+      }
+      if (database instanceof JournalDatabase.Postgres) {
+        statement.execute("SELECT pg_advisory_unlock(" + POSTGRES_LOCK_KEY + ")");
       }
     } catch (SQLException e) {
       throw new IllegalStateException("creating the journal schema on " + database + " failed: " + e.getMessage(), e);

@@ -73,6 +73,36 @@ class JournalSchemaOnPostgresTest {
     assertEquals(1, JournalTables.rows(database, "event_journal"));
   }
 
+  /**
+   * Nodes of a cluster started together on an empty database all create the schema at once:
+   * without serialising, PostgreSQL's catalog makes one of two concurrent CREATE TABLE IF NOT
+   * EXISTS fail (duplicate key in pg_type).
+   */
+  @Test
+  void nodesStartingTogetherOnAnEmptyDatabaseAllCreateTheSchema() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      JournalDatabase database = freshDatabase("schema_race_" + round);
+      List<java.util.concurrent.Callable<Void>> nodes = new ArrayList<>();
+      java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(4);
+      for (int node = 0; node < 4; node++) {
+        nodes.add(() -> {
+          together.await();
+          JournalSchema.create(database);
+          return null;
+        });
+      }
+      java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+      try {
+        for (java.util.concurrent.Future<Void> created : threads.invokeAll(nodes)) {
+          created.get(); // rethrows a node's failure
+        }
+      } finally {
+        threads.shutdownNow();
+      }
+      assertEquals(0, JournalTables.rows(database, "event_journal"));
+    }
+  }
+
   @Test
   void anUnknownRoleFailsLoudly() throws SQLException {
     JournalDatabase good = freshDatabase("schema_denied");
