@@ -395,9 +395,10 @@ public final class McpDispatcher {
     }
     RunOutcome.NeedsInput needs = (RunOutcome.NeedsInput) outcome;
     String callId = UUID.randomUUID().toString();
-    return entity(callId)
-        .<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.Start(request.method(), name, arguments,
-            request.principal(), needs.newSteps(), needs.questions(), replyTo), settings.askTimeout())
+    return EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(entity(callId),
+            replyTo -> new ToolCallEntity.Start(request.method(), name, arguments,
+                request.principal(), needs.newSteps(), needs.questions(), replyTo),
+            settings.askAttemptTimeout(), settings.askTimeout())
         .thenCompose(reply -> offeredAnswers == null || offeredAnswers.isEmpty()
             || !(reply instanceof ToolCallEntity.Asked asked)
             ? done(reply)
@@ -424,9 +425,11 @@ public final class McpDispatcher {
     ActorRef<Object> notices = environment.sink() == RunEnvironment.RequestSink.NONE
         ? null : system.systemActorOf(forwardTo(environment.sink()), "round-notices-" + UUID.randomUUID(), Props.empty());
     environment.cancellation().onCancel(() -> entity(callId).tell(new ToolCallEntity.CancelRound(round)));
-    CompletionStage<ToolCallEntity.Reply> reply = entity(callId).ask(replyTo -> new ToolCallEntity.SubmitAnswers(
-        round, inputResponses, request.principal(), environment.capabilities().declared(), mayBecomeTask,
-        notices == null ? null : notices.narrow(), replyTo), settings.askTimeout());
+    CompletionStage<ToolCallEntity.Reply> reply = EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
+        entity(callId), replyTo -> new ToolCallEntity.SubmitAnswers(
+            round, inputResponses, request.principal(), environment.capabilities().declared(), mayBecomeTask,
+            notices == null ? null : notices.narrow(), replyTo),
+        settings.askAttemptTimeout(), settings.askTimeout());
     if (notices != null) {
       reply.whenComplete((answer, failure) -> notices.tell(STOP_FORWARDING));
     }

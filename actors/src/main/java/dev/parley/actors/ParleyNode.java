@@ -83,7 +83,7 @@ public final class ParleyNode implements AutoCloseable {
         ToolCallEntity.create(entityContext.getEntityId(), server, engine, toolExecutor, settings.stepTimeout())));
     RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
     ServerNotifications notifications = ServerNotifications.start(system, server);
-    TaskRequests tasks = new TaskRequests(sharding, settings.askTimeout(), settings.tasks().pollInterval());
+    TaskRequests tasks = new TaskRequests(sharding, settings.askTimeout(), settings.askAttemptTimeout(), settings.tasks().pollInterval());
     // Tasks passivate themselves when idle and not running: a running task must stay in memory.
     sharding.init(Entity.of(TaskEntity.ENTITY_TYPE_KEY, entityContext -> TaskEntity.create(
             entityContext.getEntityId(), entityContext.getShard(), settings.tasks(), server, engine, toolExecutor,

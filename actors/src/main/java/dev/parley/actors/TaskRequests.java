@@ -28,11 +28,13 @@ public final class TaskRequests {
 
   private final ClusterSharding sharding;
   private final Duration askTimeout;
+  private final Duration askAttemptTimeout;
   private final long pollIntervalMs;
 
-  public TaskRequests(ClusterSharding sharding, Duration askTimeout, Duration pollInterval) {
+  public TaskRequests(ClusterSharding sharding, Duration askTimeout, Duration askAttemptTimeout, Duration pollInterval) {
     this.sharding = sharding;
     this.askTimeout = askTimeout;
+    this.askAttemptTimeout = askAttemptTimeout;
     this.pollIntervalMs = pollInterval.toMillis();
   }
 
@@ -54,9 +56,8 @@ public final class TaskRequests {
    */
   public CompletionStage<Response> create(McpRequest request, String taskId, String name, ObjectNode arguments,
       Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps) {
-    return task(taskId)
-        .<TaskEntity.Reply>ask(replyTo -> new TaskEntity.Create(request.method(), name, arguments, request.principal(),
-            request.capabilities().declared(), answers, steps, replyTo), askTimeout)
+    return ask(task(taskId), replyTo -> new TaskEntity.Create(request.method(), name, arguments, request.principal(),
+            request.capabilities().declared(), answers, steps, replyTo))
         .thenApply(reply -> reply instanceof TaskEntity.TaskView view
             ? Response.result(request.id(), createTaskResult(view))
             : Response.error(request.id(), unknownTask()));
@@ -73,13 +74,13 @@ public final class TaskRequests {
     }
     EntityRef<TaskEntity.Command> task = task(taskId);
     CompletionStage<TaskEntity.Reply> reply = switch (request.method()) {
-      case "tasks/get" -> task.ask(replyTo -> new TaskEntity.Get(request.principal(), replyTo), askTimeout);
+      case "tasks/get" -> ask(task, replyTo -> new TaskEntity.Get(request.principal(), replyTo));
       case "tasks/update" -> {
         ObjectNode inputResponses = request.objectParam("inputResponses");
         ObjectNode answers = inputResponses == null ? Json.object() : inputResponses;
-        yield task.ask(replyTo -> new TaskEntity.Update(request.principal(), answers, replyTo), askTimeout);
+        yield ask(task, replyTo -> new TaskEntity.Update(request.principal(), answers, replyTo));
       }
-      default -> task.ask(replyTo -> new TaskEntity.Cancel(request.principal(), replyTo), askTimeout);
+      default -> ask(task, replyTo -> new TaskEntity.Cancel(request.principal(), replyTo));
     };
     return reply.thenApply(answer -> {
       if (answer instanceof TaskEntity.TaskView view) {
@@ -93,6 +94,11 @@ public final class TaskRequests {
       }
       return Response.error(request.id(), unknownTask());
     });
+  }
+
+  private CompletionStage<TaskEntity.Reply> ask(EntityRef<TaskEntity.Command> task,
+      org.apache.pekko.japi.function.Function<org.apache.pekko.actor.typed.ActorRef<TaskEntity.Reply>, TaskEntity.Command> message) {
+    return EntityAsks.ask(task, message, askAttemptTimeout, askTimeout);
   }
 
   private static ErrorObject unknownTask() {
