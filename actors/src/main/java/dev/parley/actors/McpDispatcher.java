@@ -360,8 +360,39 @@ public final class McpDispatcher {
       return retry(request, environment, requestState, callArguments,
           inputResponses == null ? Json.object() : inputResponses, binding(request, name, callArguments));
     }
+    if (target.taskBudget() != null && environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK) {
+      return firstRoundWithinBudget(request, target, name, callArguments, environment);
+    }
     return engine.run(target, callArguments, environment, CallHistory.EMPTY, StepJournal.NONE)
         .thenCompose(outcome -> firstRoundEnded(request, environment, name, callArguments, outcome, inputResponses));
+  }
+
+  /**
+   * A first round with a time budget runs synchronously; when the budget runs out first, the run
+   * is cancelled and, once it has stopped, the call becomes a task over the steps it journaled.
+   */
+  private CompletionStage<Response> firstRoundWithinBudget(
+      McpRequest request, CallTarget target, String name, ObjectNode arguments, RunEnvironment asTask) {
+    RunEnvironment synchronous = new RunEnvironment(asTask.principal(), asTask.capabilities(), asTask.sink(),
+        asTask.cancellation(), RunEnvironment.TaskMode.SYNCHRONOUS);
+    Map<String, JsonNode> journaled = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+    CompletableFuture<RunOutcome> run = engine.run(target, arguments, synchronous, CallHistory.EMPTY, journaled::put)
+        .toCompletableFuture();
+    CompletableFuture<Boolean> inTime = run.thenApply(outcome -> true)
+        .completeOnTimeout(false, target.taskBudget().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return inTime.thenCompose(finished -> {
+      if (finished) {
+        return run.thenCompose(outcome -> firstRoundEnded(request, synchronous, name, arguments, outcome, null));
+      }
+      asTask.cancellation().cancel();
+      return run.thenCompose(stopped -> {
+        Map<String, JsonNode> steps;
+        synchronized (journaled) {
+          steps = new LinkedHashMap<>(journaled);
+        }
+        return tasks.create(request, TaskRequests.newTaskId(), name, arguments, Map.of(), steps);
+      });
+    });
   }
 
   /** What a requestState is bound to; the arguments' digest is only needed once a call asks. */

@@ -36,4 +36,12 @@ public interface CallTarget {
   default TaskSupport taskSupport() {
     return TaskSupport.FORBIDDEN;
   }
+
+  /**
+   * For an {@link TaskSupport#OPTIONAL} tool: how long a first round may run synchronously
+   * before the call becomes a task anyway (null: only at {@code ctx.becomeTask()}).
+   */
+  default java.time.Duration taskBudget() {
+    return null;
+  }
 }

@@ -35,6 +35,7 @@ public final class ToolDefinition<A> implements CallTarget {
   private final AsyncToolHandler<A> asyncHandler;
   private final Schema compiledInputSchema;
   private final TaskSupport taskSupport;
+  private final java.time.Duration taskBudget;
 
   private ToolDefinition(Builder<A> builder, ToolHandler<A> blocking, AsyncToolHandler<A> async) {
     this.name = builder.name;
@@ -48,6 +49,7 @@ public final class ToolDefinition<A> implements CallTarget {
     this.asyncHandler = async;
     this.compiledInputSchema = JsonSchemas.compile(inputSchema);
     this.taskSupport = builder.taskSupport;
+    this.taskBudget = builder.taskBudget;
   }
 
   public static <A> Builder<A> tool(String name, Class<A> argumentsRecord) {
@@ -113,6 +115,11 @@ public final class ToolDefinition<A> implements CallTarget {
   }
 
   @Override
+  public java.time.Duration taskBudget() {
+    return taskBudget;
+  }
+
+  @Override
   public TaskSupport taskSupport() {
     return taskSupport;
   }
@@ -164,6 +171,7 @@ public final class ToolDefinition<A> implements CallTarget {
     private JsonNode outputSchema;
     private ToolAnnotations annotations;
     private TaskSupport taskSupport = TaskSupport.FORBIDDEN;
+    private java.time.Duration taskBudget;
 
     private Builder(String name, Class<A> argumentsType, ObjectNode inputSchema) {
       if (name == null || !NAME.matcher(name).matches()) {
@@ -197,6 +205,18 @@ public final class ToolDefinition<A> implements CallTarget {
     /** Whether the tool may run as a task; see {@link CallContext#becomeTask()}. */
     public Builder<A> taskSupport(TaskSupport taskSupport) {
       this.taskSupport = java.util.Objects.requireNonNull(taskSupport);
+      return this;
+    }
+
+    /**
+     * An optional-task tool that runs synchronously, and becomes a task only if its first round
+     * has not finished within {@code budget}: the synchronous run is cancelled and the task
+     * re-runs the handler from the top over the steps it journaled (the re-run contract makes
+     * that safe; a step whose action was interrupted before it returned runs again).
+     */
+    public Builder<A> taskBudget(java.time.Duration budget) {
+      this.taskSupport = TaskSupport.OPTIONAL;
+      this.taskBudget = java.util.Objects.requireNonNull(budget);
       return this;
     }
 
