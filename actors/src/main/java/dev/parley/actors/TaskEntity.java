@@ -32,7 +32,6 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -56,7 +55,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -405,7 +403,7 @@ public final class TaskEntity
     };
     RunEnvironment environment = new RunEnvironment(state.created().principal(),
         ClientCapabilities.of(state.created().capabilities()), sink, cancellation, RunEnvironment.TaskMode.TASK);
-    StepJournal journal = (name, value) -> journalStep(self, scheduler, name, value);
+    StepJournal journal = new EntityStepJournal<Command>(self, RecordStep::new, settings.stepTimeout(), scheduler);
     CompletableFuture<RunOutcome> run;
     try {
       run = CompletableFuture
@@ -419,14 +417,6 @@ public final class TaskEntity
         : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error running the task", null))));
   }
 
-  private void journalStep(ActorRef<Command> self, Scheduler scheduler, String name, JsonNode value) {
-    try {
-      AskPattern.<Command, Done>ask(self, replyTo -> new RecordStep(name, value, replyTo), settings.stepTimeout(), scheduler)
-          .toCompletableFuture().get(settings.stepTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("could not journal step '" + name + "'", e);
-    }
-  }
 
   private void scheduleExpiry(TaskCreated created) {
     Duration left = Duration.between(Instant.now(), created.at().plusMillis(created.ttlMs()));

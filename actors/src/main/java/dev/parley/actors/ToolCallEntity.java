@@ -31,7 +31,6 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
@@ -48,7 +47,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One durable multi-round tool call. It exists from the moment a call's first round asked a
@@ -250,7 +248,7 @@ public final class ToolCallEntity
         command.mayBecomeTask() ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
     ActorRef<Command> self = context.getSelf();
     Scheduler scheduler = context.getSystem().scheduler();
-    StepJournal journal = (name, value) -> journalStep(self, scheduler, name, value);
+    StepJournal journal = new EntityStepJournal<Command>(self, RecordStep::new, stepTimeout, scheduler);
     CompletableFuture<RunOutcome> run;
     try {
       // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
@@ -270,14 +268,6 @@ public final class ToolCallEntity
         command.replyTo()));
   }
 
-  private void journalStep(ActorRef<Command> self, Scheduler scheduler, String name, JsonNode value) {
-    try {
-      AskPattern.<Command, Done>ask(self, replyTo -> new RecordStep(name, value, replyTo), stepTimeout, scheduler)
-          .toCompletableFuture().get(stepTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("could not journal step '" + name + "'", e);
-    }
-  }
 
   private ReplyEffect<CallEvent, State> onRecordStep(Awaiting state, RecordStep command) {
     return Effect().persist(new StepRecorded(command.name(), command.value()))

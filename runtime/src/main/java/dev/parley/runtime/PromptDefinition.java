@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
@@ -127,16 +125,9 @@ public final class PromptDefinition implements CallTarget {
         throw McpException.invalidParams("missing required argument '" + argument.name() + "' of prompt " + name);
       }
     }
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        Result result = handler.get(values, context);
-        return Objects.requireNonNull(result, "prompt handler returned null").toWire();
-      } catch (RuntimeException | Error e) {
-        throw e;
-      } catch (Exception e) {
-        throw new CompletionException(e);
-      }
-    }, blockingExecutor);
+    return BlockingHandlers.run(
+        () -> Objects.requireNonNull(handler.get(values, context), "prompt handler returned null").toWire(),
+        blockingExecutor);
   }
 
   @Override

@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.regex.Matcher;
@@ -138,17 +136,11 @@ public final class ResourceDefinition {
 
       @Override
       public CompletionStage<ObjectNode> invoke(ObjectNode arguments, CallContext context, Executor blockingExecutor) {
-        return CompletableFuture.supplyAsync(() -> {
-          try {
-            List<ResourceContents> contents = handler.read(new ReadRequest(uri, bound), context);
-            ObjectNode wire = Json.object().put("resultType", "complete");
-            wire.set("contents", Json.tree(Objects.requireNonNull(contents, "resource handler returned null")));
-            return wire;
-          } catch (RuntimeException | Error e) {
-            throw e;
-          } catch (Exception e) {
-            throw new CompletionException(e);
-          }
+        return BlockingHandlers.run(() -> {
+          List<ResourceContents> contents = handler.read(new ReadRequest(uri, bound), context);
+          ObjectNode wire = Json.object().put("resultType", "complete");
+          wire.set("contents", Json.tree(Objects.requireNonNull(contents, "resource handler returned null")));
+          return wire;
         }, blockingExecutor);
       }
 

@@ -11,7 +11,6 @@ import dev.parley.runtime.wire.Tools.ToolInfo;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.regex.Pattern;
@@ -92,15 +91,7 @@ public final class ToolDefinition<A> implements CallTarget {
       return invalidArguments(e.getMessage());
     }
     if (blockingHandler != null) {
-      return CompletableFuture.supplyAsync(() -> {
-        try {
-          return wire(blockingHandler.handle(typed, context));
-        } catch (RuntimeException | Error e) {
-          throw e;
-        } catch (Exception e) {
-          throw new CompletionException(e);
-        }
-      }, blockingExecutor);
+      return BlockingHandlers.run(() -> wire(blockingHandler.handle(typed, context)), blockingExecutor);
     }
     return asyncHandler.handle(typed, context).thenApply(this::wire);
   }
