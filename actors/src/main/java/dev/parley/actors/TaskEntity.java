@@ -48,7 +48,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -260,15 +259,9 @@ public final class TaskEntity
     if (!mine(state.created(), command.principal())) {
       return Effect().reply(command.replyTo(), new NotFound());
     }
-    Map<String, RecordedAnswer> answers = new LinkedHashMap<>();
+    Map<String, RecordedAnswer> answers;
     try {
-      for (AskedQuestion question : state.questions()) {
-        JsonNode response = command.inputResponses().get(question.key());
-        if (response != null) {
-          AnswerValidation.check(question, response);
-          answers.put(question.key(), new RecordedAnswer(question.fingerprint(), response));
-        }
-      }
+      answers = AnswerValidation.answersTo(state.questions(), command.inputResponses());
     } catch (McpException invalid) {
       return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
     }

@@ -41,7 +41,6 @@ import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -212,15 +211,9 @@ public final class ToolCallEntity
     if (command.round() < state.round()) {
       return Effect().reply(command.replyTo(), state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE)));
     }
-    Map<String, RecordedAnswer> answers = new LinkedHashMap<>();
+    Map<String, RecordedAnswer> answers;
     try {
-      for (AskedQuestion question : state.questions()) {
-        JsonNode response = command.inputResponses().get(question.key());
-        if (response != null) {
-          AnswerValidation.check(question, response);
-          answers.put(question.key(), new RecordedAnswer(question.fingerprint(), response));
-        }
-      }
+      answers = AnswerValidation.answersTo(state.questions(), command.inputResponses());
     } catch (McpException invalid) {
       return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
     }

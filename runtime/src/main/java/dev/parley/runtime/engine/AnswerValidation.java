@@ -6,7 +6,9 @@ import dev.parley.runtime.schema.JsonSchemas;
 import dev.parley.runtime.wire.McpException;
 import dev.parley.runtime.wire.Mrtr.InputRequest;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -18,6 +20,23 @@ public final class AnswerValidation {
   private static final Set<String> ACTIONS = Set.of("accept", "decline", "cancel");
 
   private AnswerValidation() {}
+
+  /**
+   * The answers among {@code inputResponses} to the open {@code questions}, each checked and
+   * recorded with the fingerprint of the question it answers; keys that answer no open question
+   * are ignored. Throws -32602 for the first answer that does not fit.
+   */
+  public static Map<String, CallHistory.RecordedAnswer> answersTo(List<AskedQuestion> questions, JsonNode inputResponses) {
+    Map<String, CallHistory.RecordedAnswer> answers = new LinkedHashMap<>();
+    for (AskedQuestion question : questions) {
+      JsonNode response = inputResponses.get(question.key());
+      if (response != null) {
+        check(question, response);
+        answers.put(question.key(), new CallHistory.RecordedAnswer(question.fingerprint(), response));
+      }
+    }
+    return answers;
+  }
 
   public static void check(AskedQuestion question, JsonNode response) {
     String key = question.key();
