@@ -28,7 +28,7 @@ final class EntityAsks {
       EntityRef<M> entity, Function<ActorRef<R>, M> message, Duration attempt, long deadline) {
     long left = deadline - System.nanoTime();
     Duration timeout = Duration.ofNanos(Math.max(1, Math.min(attempt.toNanos(), left)));
-    return entity.<R>ask(message, timeout)
+    return PekkoStages.direct(entity.<R>ask(message, timeout))
         .handle((reply, failure) -> {
           Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
           if (cause == null) {

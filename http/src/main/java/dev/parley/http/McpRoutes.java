@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import dev.parley.actors.McpDispatcher;
 import dev.parley.actors.McpRequest;
+import dev.parley.actors.PekkoStages;
 import dev.parley.runtime.json.Json;
 import dev.parley.runtime.wire.ErrorCodes;
 import dev.parley.runtime.wire.JsonRpc;
@@ -97,8 +98,8 @@ public final class McpRoutes extends AllDirectives {
       return done(jsonError(StatusCodes.NOT_ACCEPTABLE, null,
           new ErrorObject(ErrorCodes.INVALID_REQUEST, "Accept must allow application/json", null)));
     }
-    return request.entity().withSizeLimit(settings.maxBodyBytes())
-        .toStrict(BODY_READ_TIMEOUT_MS, materializer)
+    return PekkoStages.direct(request.entity().withSizeLimit(settings.maxBodyBytes())
+            .toStrict(BODY_READ_TIMEOUT_MS, materializer))
         .thenCompose(strict -> handleBody(request, strict.getData().toArray()))
         .exceptionally(failure -> {
           Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
@@ -161,7 +162,7 @@ public final class McpRoutes extends AllDirectives {
         // Comment frames while the handler is quiet: a write is how a closed connection is noticed.
         .keepAlive(settings.keepAlive(), () -> KEEP_ALIVE)
         .watchTermination((notUsed, terminated) -> {
-          terminated.whenComplete((ok, failure) -> {
+          PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
             if (!answered.get()) {
               cancellation.cancel();
             }

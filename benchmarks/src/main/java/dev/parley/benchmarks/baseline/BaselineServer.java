@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.PekkoStages;
 import dev.parley.runtime.json.Json;
 import dev.parley.runtime.wire.JsonRpc;
 import dev.parley.runtime.wire.JsonRpc.Response;
@@ -90,8 +91,8 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
     if (!request.method().equals(HttpMethods.POST)) {
       return CompletableFuture.completedFuture(HttpResponse.create().withStatus(StatusCodes.METHOD_NOT_ALLOWED));
     }
-    return request.entity().withSizeLimit(MAX_BODY_BYTES)
-        .toStrict(BODY_READ_TIMEOUT_MS, materializer)
+    // Continued on the completing thread, as Parley's routes do (see PekkoStages).
+    return PekkoStages.direct(request.entity().withSizeLimit(MAX_BODY_BYTES).toStrict(BODY_READ_TIMEOUT_MS, materializer))
         .thenApply(strict -> answer(strict.getData().toArray()));
   }
 
