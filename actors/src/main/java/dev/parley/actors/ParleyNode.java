@@ -52,12 +52,13 @@ public final class ParleyNode implements AutoCloseable {
 
   /**
    * The configuration a node runs with, strongest first: system properties, the database,
-   * {@code overrides} (application settings, without reference.conf), Parley's node and
-   * persistence settings, then every library's reference.conf.
+   * {@code overrides} (application settings, without reference.conf), the database's defaults,
+   * Parley's node and persistence settings, then every library's reference.conf.
    */
   public static Config effectiveConfig(Config overrides, JournalDatabase database) {
     return ConfigFactory.load(database.config()
         .withFallback(overrides)
+        .withFallback(database.defaults())
         .withFallback(ConfigFactory.parseResources("parley-node.conf"))
         .withFallback(ConfigFactory.parseResources("parley-persistence.conf")));
   }

@@ -37,10 +37,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.Recovery;
 import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
@@ -181,6 +183,12 @@ public final class TaskEntity
       timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleTimeout());
       return new TaskEntity(taskId, context, timers, shard, settings, server, engine, toolExecutor, onChange);
     }));
+  }
+
+  /** Parley saves no snapshots: recovery skips the snapshot store's query. */
+  @Override
+  public Recovery recovery() {
+    return Recovery.withSnapshotSelectionCriteria(SnapshotSelectionCriteria.none());
   }
 
   @Override

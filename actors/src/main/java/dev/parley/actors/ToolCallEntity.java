@@ -34,9 +34,11 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
+import org.apache.pekko.persistence.typed.javadsl.Recovery;
 import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
 
 import java.time.Duration;
@@ -156,6 +158,12 @@ public final class ToolCallEntity
       String callId, McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
     return Behaviors.setup(context -> new ToolCallEntity(context,
         PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), server, engine, toolExecutor, stepTimeout));
+  }
+
+  /** Parley saves no snapshots: recovery skips the snapshot store's query. */
+  @Override
+  public Recovery recovery() {
+    return Recovery.withSnapshotSelectionCriteria(SnapshotSelectionCriteria.none());
   }
 
   @Override

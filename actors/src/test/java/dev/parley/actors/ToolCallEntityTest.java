@@ -44,6 +44,8 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -198,7 +200,8 @@ class ToolCallEntityTest {
     assertEquals(fingerprints(first.questions()), fingerprints(started.questions()));
     Awaiting awaiting = result.stateOfType(Awaiting.class);
     assertEquals(1, awaiting.round());
-    assertEquals(CallHistory.EMPTY, awaiting.history());
+    assertEquals(Map.of(), awaiting.history().answers());
+    assertEquals(Set.of("parley.seed"), awaiting.history().steps().keySet(), "the seed of ctx.randomUuid() comes along");
   }
 
   @Test
@@ -380,7 +383,8 @@ class ToolCallEntityTest {
     var started = start(TestTools.CHARGE_THEN_CONFIRM, TestTools.ORDER_ARGS);
     assertEquals(1, TestTools.CHARGES.get(), "the first round ran the step");
     CallStarted event = started.eventOfType(CallStarted.class);
-    assertEquals(List.of("charge"), List.copyOf(event.steps().keySet()), "the first round's step is journaled with it");
+    assertEquals(List.of("charge", "parley.seed"), List.copyOf(event.steps().keySet()),
+        "the first round's step (and the call's seed) are journaled with it");
 
     var answered = submit(1, "{\"confirm\":" + accept("{\"ok\":true}") + "}");
     assertEquals("Kept receipt-1", finishedText(answered.reply()));

@@ -47,7 +47,7 @@ class DemoRestartIT {
     ObjectNode invoice = client.toolCall("create_invoice", Json.object().put("client", "Globex").put("amount", 99));
     String invoiceState = assertInputRequired(client.send(invoice), invoice).get("requestState").asText();
 
-    // book_venue records a deposit id (ctx.randomUuid(), journaled) before it asks for the deposit.
+    // book_venue takes a deposit id (ctx.randomUuid(), from the call's journaled seed) before it asks for the deposit.
     ObjectNode venue = client.toolCall("book_venue", Json.object().put("date", "2027-05-20").put("guests", 30));
     JsonNode depositAsked = assertInputRequired(client.send(venue), venue);
     String depositId = depositId(depositAsked, "deposit_1");

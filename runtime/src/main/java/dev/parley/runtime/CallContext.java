@@ -62,7 +62,11 @@ public interface CallContext {
   /** The current time, recorded once per call site order, so re-runs see the same instant. */
   Instant now();
 
-  /** A random UUID, recorded like {@link #now()}. */
+  /**
+   * A random (version 4) UUID. The n-th value of a call derives from the call's secret random
+   * seed, so re-runs get the same values in the same order without a journal write per value;
+   * safe as an idempotency key for a step.
+   */
   UUID randomUuid();
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.PekkoStages;
 import dev.parley.actors.ToolCallEntity;
 import dev.parley.persistence.CallEvent;
 import dev.parley.persistence.JournalDatabase;
@@ -139,14 +140,13 @@ public class JournalWriteBenchmark extends ParleyBenchmark {
   CompletableFuture<Void> writeCall() {
     EntityRef<ToolCallEntity.Command> entity =
         sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, UUID.randomUUID().toString());
-    CompletableFuture<?> chain = entity.<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.Start("tools/call",
-            "create_invoice", arguments, BenchTools.PRINCIPAL, Map.of(), questions, replyTo), TIMEOUT)
-        .toCompletableFuture();
+    CompletableFuture<?> chain = PekkoStages.direct(entity.<ToolCallEntity.Reply>ask(replyTo -> new ToolCallEntity.Start(
+        "tools/call", "create_invoice", arguments, BenchTools.PRINCIPAL, Map.of(), questions, replyTo), TIMEOUT));
     for (int i = 1; i < EVENTS_PER_CALL; i++) {
       String name = stepName(i);
       JsonNode value = stepValue(i);
-      chain = chain.thenCompose(previous -> entity.<Done>ask(replyTo -> new ToolCallEntity.RecordStep(name, value, replyTo),
-          TIMEOUT).toCompletableFuture());
+      chain = chain.thenCompose(previous -> PekkoStages.direct(entity.<Done>ask(
+          replyTo -> new ToolCallEntity.RecordStep(name, value, replyTo), TIMEOUT)));
     }
     return chain.thenApply(done -> null);
   }

@@ -2,6 +2,7 @@ package dev.parley.runtime.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.parley.runtime.CallContext;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.ElicitAnswer;
@@ -42,6 +43,8 @@ import java.util.function.Supplier;
 public final class ReplayEngine {
   private static final Logger log = LoggerFactory.getLogger(ReplayEngine.class);
   private static final String RESERVED_STEP_PREFIX = "parley.";
+  /** The step holding the call's seed for {@code ctx.randomUuid()} (see {@link SeededUuids}). */
+  static final String SEED_STEP = "parley.seed";
 
   private final Executor toolExecutor;
 
@@ -86,6 +89,9 @@ public final class ReplayEngine {
     }
     if (cause == null) {
       return new RunOutcome.Completed(value);
+    }
+    if (cause instanceof RoundEnds || cause instanceof BecomesTask) {
+      context.carrySeed();
     }
     if (cause instanceof RoundEnds ends) {
       synchronized (context.newSteps) {
@@ -275,7 +281,37 @@ public final class ReplayEngine {
 
     @Override
     public UUID randomUuid() {
-      return UUID.fromString(recordedStep("parley.uuid." + uuidCount++, String.class, () -> UUID.randomUUID().toString()));
+      int index = uuidCount++;
+      // Calls journaled before seeds existed recorded every value: those replay as recorded.
+      JsonNode recorded = history.steps().get("parley.uuid." + index);
+      return recorded != null ? UUID.fromString(recorded.asText()) : SeededUuids.derive(seed(), index);
+    }
+
+    /**
+     * The call's seed: from its history, or made in this run. A call's first round runs with no
+     * journal and its new steps, the seed among them, are journaled with the call's first event;
+     * a later round of a call that has no seed (journaled before seeds existed) journals it.
+     */
+    private synchronized String seed() {
+      JsonNode recorded = history.steps().get(SEED_STEP);
+      if (recorded == null) {
+        synchronized (newSteps) {
+          recorded = newSteps.get(SEED_STEP);
+        }
+      }
+      return recorded != null ? recorded.asText() : recordedStep(SEED_STEP, String.class, SeededUuids::newSeed);
+    }
+
+    /**
+     * A call that goes on after this run carries a seed in its new steps, so that its later
+     * rounds derive their UUIDs without a journal write.
+     */
+    private void carrySeed() {
+      if (!history.steps().containsKey(SEED_STEP)) {
+        synchronized (newSteps) {
+          newSteps.putIfAbsent(SEED_STEP, TextNode.valueOf(SeededUuids.newSeed()));
+        }
+      }
     }
 
     @Override

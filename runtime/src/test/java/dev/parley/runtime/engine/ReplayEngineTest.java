@@ -32,6 +32,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -227,7 +228,7 @@ class ReplayEngineTest {
     assertEquals(WINDOW.requestedSchema(), request.params().get("requestedSchema"));
     assertEquals("date-time", request.params().at("/requestedSchema/properties/window/format").asText());
     assertEquals(AskedQuestion.fingerprint(WINDOW.toInputRequest()), question.fingerprint());
-    assertTrue(needsInput.newSteps().isEmpty());
+    assertEquals(Set.of("parley.seed"), needsInput.newSteps().keySet());
     SpecSchema.assertValid("InputRequest", Json.tree(request));
   }
 
@@ -443,7 +444,7 @@ class ReplayEngineTest {
     String expected = "{\"cents\":1250,\"id\":\"receipt-1\"}";
     assertEquals(List.of("charge-card"), List.copyOf(journal.recorded.keySet()));
     assertEquals(expected, Json.canonical(journal.recorded.get("charge-card")));
-    assertEquals(List.of("charge-card"), List.copyOf(needsInput.newSteps().keySet()));
+    assertEquals(List.of("charge-card", "parley.seed"), List.copyOf(needsInput.newSteps().keySet()));
     assertEquals(expected, Json.canonical(needsInput.newSteps().get("charge-card")));
   }
 
@@ -531,7 +532,7 @@ class ReplayEngineTest {
   // --- deterministic helpers -----------------------------------------------------------------
 
   @Test
-  void nowAndRandomUuidAreRecordedOnTheFirstRun() throws Exception {
+  void nowIsRecordedOnTheFirstRunAndRandomUuidsComeFromTheCallsSeed() throws Exception {
     AtomicReference<Instant> now = new AtomicReference<>();
     AtomicReference<UUID> uuid = new AtomicReference<>();
     ToolDefinition<ObjectNode> tool = ToolDefinition.tool("ticket", Json.parse("{\"type\":\"object\"}"))
@@ -545,11 +546,53 @@ class ReplayEngineTest {
     RunOutcome.NeedsInput needsInput = needsInput(run(tool, null, CallHistory.EMPTY));
 
     assertEquals(TextNode.valueOf(now.get().toString()), needsInput.newSteps().get("parley.now.0"));
-    assertEquals(TextNode.valueOf(uuid.get().toString()), needsInput.newSteps().get("parley.uuid.0"));
+    assertTrue(needsInput.newSteps().containsKey("parley.seed"), needsInput.newSteps()::toString);
+    assertEquals(4, uuid.get().version());
+    assertEquals(2, uuid.get().variant());
+  }
+
+  /** A ticket tool that takes two UUIDs after its question is answered. */
+  private static ToolDefinition<ObjectNode> twoUuidsAfterConfirm() {
+    return ToolDefinition.tool("ticket", Json.parse("{\"type\":\"object\"}"))
+        .handler((arguments, ctx) -> {
+          ctx.elicit("confirm", CONFIRM);
+          return ToolResult.text(ctx.randomUuid() + " " + ctx.randomUuid());
+        });
   }
 
   @Test
-  void nowAndRandomUuidReturnTheRecordedValuesOnReplay() throws Exception {
+  void aCallThatAsksCarriesASeedSoLaterRoundsJournalNoUuid() throws Exception {
+    RunOutcome.NeedsInput first = needsInput(run(twoUuidsAfterConfirm(), null, CallHistory.EMPTY));
+    CallHistory history = new CallHistory(
+        Map.of("confirm", answer(CONFIRM, Json.parse("{\"action\":\"accept\",\"content\":{\"ok\":true}}"))),
+        first.newSteps());
+    RecordingJournal journal = new RecordingJournal();
+
+    String once = text(run(twoUuidsAfterConfirm(), null, RunEnvironment.of("alice", FORM_ONLY), history, journal));
+    String again = text(run(twoUuidsAfterConfirm(), null, RunEnvironment.of("alice", FORM_ONLY), history, journal));
+
+    assertEquals(once, again);
+    String[] uuids = once.split(" ");
+    assertNotEquals(uuids[0], uuids[1]);
+    assertTrue(journal.recorded.isEmpty(), journal.recorded::toString);
+  }
+
+  @Test
+  void aLaterRoundOfACallWithoutASeedJournalsOneBeforeItsFirstUuid() throws Exception {
+    CallHistory history = new CallHistory(
+        Map.of("confirm", answer(CONFIRM, Json.parse("{\"action\":\"accept\",\"content\":{\"ok\":true}}"))),
+        Map.of());
+    RecordingJournal journal = new RecordingJournal();
+
+    String text = text(run(twoUuidsAfterConfirm(), null, RunEnvironment.of("alice", FORM_ONLY), history, journal));
+
+    assertEquals(List.of("parley.seed"), List.copyOf(journal.recorded.keySet()));
+    assertEquals(text, text(run(twoUuidsAfterConfirm(), null, RunEnvironment.of("alice", FORM_ONLY),
+        history.withSteps(journal.recorded), new RecordingJournal())));
+  }
+
+  @Test
+  void nowAndUuidsRecordedBeforeSeedsExistedReplayAsRecorded() throws Exception {
     ToolDefinition<ObjectNode> tool = ToolDefinition.tool("ticket", Json.parse("{\"type\":\"object\"}"))
         .handler((arguments, ctx) -> ToolResult.text(
             ctx.now() + " " + ctx.now() + " " + ctx.randomUuid() + " " + ctx.randomUuid()));
@@ -820,7 +863,7 @@ class ReplayEngineTest {
     assertEquals(List.of("confirm"), keys(needsInput));
     assertEquals(0, charges.get());
     assertTrue(refused.get() != null);
-    assertTrue(needsInput.newSteps().isEmpty());
+    assertEquals(Set.of("parley.seed"), needsInput.newSteps().keySet());
   }
 
   @Test
