@@ -425,7 +425,7 @@ public final class McpDispatcher {
       return tasks.create(request, TaskRequests.newTaskId(), name, arguments, Map.of(), becameTask.newSteps());
     }
     RunOutcome.NeedsInput needs = (RunOutcome.NeedsInput) outcome;
-    String callId = UUID.randomUUID().toString();
+    String callId = EntityIds.next();
     return EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(entity(callId),
             replyTo -> new ToolCallEntity.Start(request.method(), name, arguments,
                 request.principal(), needs.newSteps(), needs.questions(), replyTo),

@@ -15,7 +15,6 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -45,9 +44,9 @@ public final class TaskRequests {
     return new McpException(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability", data);
   }
 
-  /** A fresh, unguessable task id (122 random bits). */
+  /** A fresh, unguessable task id (see {@link EntityIds}). */
   public static String newTaskId() {
-    return UUID.randomUUID().toString();
+    return EntityIds.next();
   }
 
   /**
