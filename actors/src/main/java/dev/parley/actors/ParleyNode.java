@@ -81,7 +81,8 @@ public final class ParleyNode implements AutoCloseable {
     ReplayEngine engine = new ReplayEngine(toolExecutor);
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(ToolCallEntity.ENTITY_TYPE_KEY, entityContext ->
-        ToolCallEntity.create(entityContext.getEntityId(), server, engine, toolExecutor, settings.stepTimeout())));
+        ToolCallEntity.create(entityContext.getEntityId(), entityContext.getShard(), server, engine, toolExecutor,
+            settings.stepTimeout())));
     RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
     ServerNotifications notifications = ServerNotifications.start(system, server);
     TaskRequests tasks = new TaskRequests(sharding, settings.askTimeout(), settings.askAttemptTimeout(), settings.tasks().pollInterval());

@@ -32,6 +32,7 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
@@ -135,6 +136,7 @@ public final class ToolCallEntity
   // --- behaviour ------------------------------------------------------------------------
 
   private final ActorContext<Command> context;
+  private final ActorRef<ClusterSharding.ShardCommand> shard;
   private final McpServerDefinition server;
   private final ReplayEngine engine;
   private final Executor toolExecutor;
@@ -144,20 +146,22 @@ public final class ToolCallEntity
   private int runningRound;
 
   private ToolCallEntity(
-      ActorContext<Command> context, PersistenceId persistenceId, McpServerDefinition server,
-      ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
+      ActorContext<Command> context, PersistenceId persistenceId, ActorRef<ClusterSharding.ShardCommand> shard,
+      McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
     super(persistenceId);
     this.context = context;
+    this.shard = shard;
     this.server = server;
     this.engine = engine;
     this.toolExecutor = toolExecutor;
     this.stepTimeout = stepTimeout;
   }
 
-  public static Behavior<Command> create(
-      String callId, McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
+  /** @param shard the entity's shard, asked to passivate the call once it ended */
+  public static Behavior<Command> create(String callId, ActorRef<ClusterSharding.ShardCommand> shard,
+      McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
     return Behaviors.setup(context -> new ToolCallEntity(context,
-        PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), server, engine, toolExecutor, stepTimeout));
+        PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), shard, server, engine, toolExecutor, stepTimeout));
   }
 
   /** Parley saves no snapshots: recovery skips the snapshot store's query. */
@@ -306,11 +310,13 @@ public final class ToolCallEntity
     }
     if (outcome instanceof RunOutcome.Completed completed) {
       return Effect().persist(List.of(answers, new CallCompleted(command.round(), completed.result())))
+          .thenRun(this::passivate)
           .thenReply(command.replyTo(), s -> new Finished(completed.result()))
           .thenUnstashAll();
     }
     if (outcome instanceof RunOutcome.BecameTask) {
       return Effect().persist(List.of(answers, new CallBecameTask(command.round(), TaskRequests.newTaskId())))
+          .thenRun(this::passivate)
           .thenReply(command.replyTo(), s -> ((Ended) s).outcome())
           .thenUnstashAll();
     }
@@ -320,8 +326,18 @@ public final class ToolCallEntity
       return Effect().reply(command.replyTo(), new Rejected(error)).thenUnstashAll();
     }
     return Effect().persist(List.of(answers, new CallFailed(command.round(), error)))
+        .thenRun(this::passivate)
         .thenReply(command.replyTo(), s -> new Rejected(error))
         .thenUnstashAll();
+  }
+
+  /**
+   * An ended call leaves memory at once instead of after the idle timeout: under load, ended
+   * calls kept for minutes were most of the heap and of every young GC's copying. A late retry
+   * of its last round recovers it from the journal and gets the recorded outcome.
+   */
+  private void passivate(State ended) {
+    shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
   }
 
   @Override

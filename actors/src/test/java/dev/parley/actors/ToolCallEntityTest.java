@@ -34,6 +34,7 @@ import dev.parley.testing.SpecSchema;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit.CommandResultWithReply;
 import org.apache.pekko.persistence.testkit.javadsl.EventSourcedBehaviorTestKit.SerializationSettings;
@@ -99,6 +100,7 @@ class ToolCallEntityTest {
   private static ReplayEngine engine;
 
   private String callId;
+  private TestProbe<ClusterSharding.ShardCommand> shard;
   private EventSourcedBehaviorTestKit<Command, CallEvent, State> entity;
 
   @BeforeAll
@@ -118,8 +120,9 @@ class ToolCallEntityTest {
   void newEntity() {
     TestTools.resetCounters();
     callId = UUID.randomUUID().toString();
+    shard = testKit.createTestProbe(ClusterSharding.ShardCommand.class);
     entity = EventSourcedBehaviorTestKit.create(testKit.system(),
-        ToolCallEntity.create(callId, TestTools.SERVER, engine, toolExecutor, Duration.ofSeconds(10)), SERIALIZATION);
+        ToolCallEntity.create(callId, shard.ref(), TestTools.SERVER, engine, toolExecutor, Duration.ofSeconds(10)), SERIALIZATION);
   }
 
   // --- helpers -------------------------------------------------------------------------------
@@ -379,6 +382,16 @@ class ToolCallEntityTest {
   // --- journaled steps -----------------------------------------------------------------------
 
   @Test
+  void aCallThatEndedAsksItsShardToPassivateItAndAWaitingCallDoesNot() throws Exception {
+    start(TestTools.CHARGE_THEN_CONFIRM, TestTools.ORDER_ARGS);
+    shard.expectNoMessage(Duration.ofMillis(100));
+
+    submit(1, "{\"confirm\":" + accept("{\"ok\":true}") + "}");
+
+    shard.expectMessageClass(ClusterSharding.Passivate.class);
+  }
+
+  @Test
   void aStepBeforeTheFirstQuestionRunsOnceAcrossRoundsAndRecovery() throws Exception {
     var started = start(TestTools.CHARGE_THEN_CONFIRM, TestTools.ORDER_ARGS);
     assertEquals(1, TestTools.CHARGES.get(), "the first round ran the step");
@@ -465,7 +478,8 @@ class ToolCallEntityTest {
     // Spawned directly (not through runCommand) so that both retries are in the mailbox at once.
     String id = UUID.randomUUID().toString();
     ActorRef<Command> call = testKit.spawn(
-        ToolCallEntity.create(id, TestTools.SERVER, engine, toolExecutor, Duration.ofSeconds(10)));
+        ToolCallEntity.create(id, testKit.system().ignoreRef(), TestTools.SERVER, engine, toolExecutor,
+            Duration.ofSeconds(10)));
     TestProbe<Reply> probe = testKit.createTestProbe(Reply.class);
     RunOutcome.NeedsInput first = firstRound(TestTools.SCHEDULE_RELEASE, TestTools.RELEASE_ARGS);
     call.tell(new Start("tools/call", "schedule_release", object(TestTools.RELEASE_ARGS), ALICE, first.newSteps(), first.questions(),

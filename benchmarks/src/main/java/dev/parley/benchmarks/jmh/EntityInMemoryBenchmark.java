@@ -55,7 +55,8 @@ public class EntityInMemoryBenchmark extends ParleyBenchmark {
     return Behaviors.setup(context -> Behaviors.receive(GuardianCommand.class)
         .onMessage(Spawn.class, spawn -> {
           spawn.replyTo().tell(context.spawnAnonymous(
-              ToolCallEntity.create(spawn.callId(), server, engine, executor, Duration.ofSeconds(10))));
+              ToolCallEntity.create(spawn.callId(), context.getSystem().ignoreRef(), server, engine, executor,
+                  Duration.ofSeconds(10))));
           return Behaviors.same();
         })
         .onMessage(Stop.class, stop -> {

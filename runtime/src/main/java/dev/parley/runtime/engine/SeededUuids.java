@@ -1,8 +1,8 @@
 package dev.parley.runtime.engine;
 
+import dev.parley.runtime.json.Json;
+
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.UUID;
@@ -26,14 +26,9 @@ final class SeededUuids {
 
   /** A version-4 (random) UUID: the first 128 bits of SHA-256(seed, index), version and variant bits set. */
   static UUID derive(String seed, long index) {
-    MessageDigest sha256;
-    try {
-      sha256 = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime has SHA-256", e);
-    }
-    sha256.update(Base64.getUrlDecoder().decode(seed));
-    ByteBuffer digest = ByteBuffer.wrap(sha256.digest(ByteBuffer.allocate(Long.BYTES).putLong(index).array()));
+    byte[] seedBytes = Base64.getUrlDecoder().decode(seed);
+    ByteBuffer input = ByteBuffer.allocate(seedBytes.length + Long.BYTES).put(seedBytes).putLong(index);
+    ByteBuffer digest = ByteBuffer.wrap(Json.sha256(input.array()));
     long high = (digest.getLong() & ~0xF000L) | 0x4000L;
     long low = (digest.getLong() & ~(0xC000L << 48)) | (0x8000L << 48);
     return new UUID(high, low);

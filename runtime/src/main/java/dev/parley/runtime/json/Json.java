@@ -78,11 +78,16 @@ public final class Json {
     return HexFormat.of().formatHex(sha256(text.getBytes(StandardCharsets.UTF_8)));
   }
 
-  public static byte[] sha256(byte[] bytes) {
+  /** One digest per thread: {@code MessageDigest.getInstance} looks the provider up reflectively each time. */
+  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  });
+
+  public static byte[] sha256(byte[] bytes) {
+    return SHA256.get().digest(bytes);
   }
 }

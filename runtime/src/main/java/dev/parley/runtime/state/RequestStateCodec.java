@@ -145,9 +145,18 @@ public final class RequestStateCodec {
     return Json.sha256(joined.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** One Mac per thread: {@code Mac.getInstance} looks the provider up reflectively each time. */
+  private static final ThreadLocal<Mac> HMAC_SHA256 = ThreadLocal.withInitial(() -> {
+    try {
+      return Mac.getInstance("HmacSHA256");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  });
+
   private static byte[] mac(RequestStateKey key, byte[] payload) {
     try {
-      Mac mac = Mac.getInstance("HmacSHA256");
+      Mac mac = HMAC_SHA256.get();
       mac.init(new SecretKeySpec(key.secret(), "HmacSHA256"));
       return mac.doFinal(payload);
     } catch (GeneralSecurityException e) {
