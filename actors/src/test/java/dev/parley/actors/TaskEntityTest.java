@@ -422,7 +422,9 @@ class TaskEntityTest {
 
     var answered = update("{\"approval\":" + accept("{\"ok\":true}") + "}");
     assertInstanceOf(Acknowledged.class, answered.reply(), answered.reply()::toString);
-    assertEquals(List.of(TaskAnswersReceived.class), types(answered.events()));
+    // The re-run starts once the answers are journaled and may complete before the test kit collects.
+    List<Class<?>> afterUpdate = types(answered.events());
+    assertEquals(List.of(TaskAnswersReceived.class, TaskCompleted.class).subList(0, afterUpdate.size()), afterUpdate);
     TaskAnswersReceived answers = (TaskAnswersReceived) answered.events().get(0);
     assertEquals(Set.of("approval"), answers.answers().keySet());
     assertEquals(requested.questions().get(0).fingerprint(), answers.answers().get("approval").fingerprint());

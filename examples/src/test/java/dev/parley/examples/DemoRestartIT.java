@@ -3,6 +3,7 @@ package dev.parley.examples;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,9 +13,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import static dev.parley.examples.DemoAssertions.assertCompleted;
-import static dev.parley.examples.DemoAssertions.assertInputRequired;
-import static dev.parley.examples.DemoClient.accept;
+import static dev.parley.testing.McpAssertions.assertCompleted;
+import static dev.parley.testing.McpAssertions.assertInputRequired;
+import static dev.parley.testing.McpTestClient.accept;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,7 +40,7 @@ class DemoRestartIT {
   void callsWaitingForAnswersCompleteAfterTheServerWasKilledAndNoEffectRepeats() {
     // --- first process: three calls reach their first question -----------------------------
     DemoProcess first = start();
-    DemoClient client = new DemoClient(first.port());
+    McpTestClient client = new McpTestClient(first.port());
 
     ObjectNode release = client.toolCall("schedule_release", Json.object().put("service", "checkout"));
     String releaseState = assertInputRequired(client.send(release), release).get("requestState").asText();
@@ -58,7 +59,7 @@ class DemoRestartIT {
 
     // --- second process, same data directory: the old states finish the calls --------------
     DemoProcess second = start();
-    client = new DemoClient(second.port());
+    client = new McpTestClient(second.port());
 
     ObjectNode releaseRetry = client.retry(release, releaseState,
         accept("window", Json.object().put("window", "2027-01-15T06:30:00Z")));
@@ -78,7 +79,7 @@ class DemoRestartIT {
     assertEquals(depositId, depositId(askedAgain, key), "the deposit id was journaled before the kill");
     URI paymentPage = URI.create(askedAgain.path("inputRequests").path(key).path("params").path("url").asText());
     assertEquals(second.port(), paymentPage.getPort(), "the page is served by the running process");
-    assertEquals(200, client.submitForm(paymentPage).status());
+    assertEquals(200, client.postForm(paymentPage, DemoServerTest.TEST_CARD).status());
     ObjectNode paid = client.retry(venue, askedAgain.get("requestState").asText(), accept(key, null));
     JsonNode booked = assertCompleted(client.send(paid), paid);
     assertTrue(text(booked).startsWith("Booked 2027-05-20 for 30 guests (BKG-" + depositId.substring(0, 8) + ")"),
@@ -89,7 +90,7 @@ class DemoRestartIT {
 
     // --- third process: retries of completed rounds get the recorded results ---------------
     DemoProcess third = start();
-    client = new DemoClient(third.port());
+    client = new McpTestClient(third.port());
     ObjectNode releaseAgain = client.retry(release, releaseState,
         accept("window", Json.object().put("window", "2027-01-15T06:30:00Z")));
     assertEquals(released, assertCompleted(client.send(releaseAgain), releaseAgain));

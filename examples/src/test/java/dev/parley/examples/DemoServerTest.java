@@ -2,9 +2,11 @@ package dev.parley.examples;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.examples.DemoClient.Reply;
 import dev.parley.http.McpHttpServer;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpAssertions;
+import dev.parley.testing.McpTestClient.Reply;
+import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,31 +20,34 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import static dev.parley.examples.DemoAssertions.assertCompleted;
-import static dev.parley.examples.DemoAssertions.assertError;
-import static dev.parley.examples.DemoAssertions.assertInputRequired;
-import static dev.parley.examples.DemoAssertions.assertResult;
-import static dev.parley.examples.DemoAssertions.assertTaskCreated;
-import static dev.parley.examples.DemoAssertions.awaitTaskStatus;
-import static dev.parley.examples.DemoClient.accept;
-import static dev.parley.examples.DemoClient.answer;
+import static dev.parley.testing.McpAssertions.assertCompleted;
+import static dev.parley.testing.McpAssertions.assertError;
+import static dev.parley.testing.McpAssertions.assertInputRequired;
+import static dev.parley.testing.McpAssertions.assertResult;
+import static dev.parley.testing.McpAssertions.assertTaskCreated;
+import static dev.parley.testing.McpAssertions.awaitTaskStatus;
+import static dev.parley.testing.McpTestClient.accept;
+import static dev.parley.testing.McpTestClient.answer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The seed scenarios of DESIGN §9, driven to their end over HTTP against the demo server. */
 class DemoServerTest {
+  /** What the payment page's form sends: a test card number. */
+  static final String TEST_CARD = "card=4242424242424242";
+
   @TempDir
   static Path data;
 
   private static McpHttpServer server;
-  private static DemoClient client;
+  private static McpTestClient client;
   private static DemoLedger ledger;
 
   @BeforeAll
   static void start() {
     server = Launcher.startDemo(0, data);
-    client = new DemoClient(server.port());
+    client = new McpTestClient(server.port());
     ledger = new DemoLedger(data);
   }
 
@@ -209,7 +214,7 @@ class DemoServerTest {
     assertFalse(newLines(before).stream().anyMatch(line -> line.startsWith("booking ")), "nothing booked before paying");
 
     // The user pays on the page, out of band; the client retries and the booking completes.
-    Reply paid = client.submitForm(paymentPage);
+    Reply paid = client.postForm(paymentPage, DemoServerTest.TEST_CARD);
     assertEquals(200, paid.status());
     assertTrue(paid.body().contains("Deposit paid"), () -> "page: " + paid.body());
     ObjectNode afterPaying = client.retry(request, askedAgain.get("requestState").asText(), accept("deposit_2", null));
@@ -258,7 +263,7 @@ class DemoServerTest {
   @Test
   void bookVenueForAClientWithoutUrlElicitationIsMissingRequiredClientCapability() {
     ObjectNode request = client.toolCall("book_venue", Json.object().put("date", "2027-04-01").put("guests", 2),
-        DemoClient.FORM_ONLY);
+        McpTestClient.FORM_ONLY);
     JsonNode error = assertError(client.send(request), 400, -32021, request);
     assertTrue(error.path("data").path("requiredCapabilities").path("elicitation").has("url"), () -> "error: " + error);
   }
@@ -271,7 +276,7 @@ class DemoServerTest {
   private static ObjectNode bookWithTasksAndPay(ObjectNode request) {
     JsonNode deposit = assertInputRequired(client.send(request), request);
     URI paymentPage = URI.create(question(deposit, "deposit_1").path("url").asText());
-    assertEquals(200, client.submitForm(paymentPage).status());
+    assertEquals(200, client.postForm(paymentPage, DemoServerTest.TEST_CARD).status());
     return client.retry(request, deposit.get("requestState").asText(), accept("deposit_1", null));
   }
 
@@ -285,7 +290,7 @@ class DemoServerTest {
   void bookVenueWithTheTasksExtensionAsksForTheDepositSynchronouslyThenWritesTheContractAsATaskWithProgress() {
     List<String> before = ledger.lines();
     ObjectNode request = client.toolCall("book_venue", Json.object().put("date", "2027-07-03").put("guests", 25),
-        DemoClient.WITH_TASKS);
+        McpTestClient.WITH_TASKS);
     // The deposit round is MRTR, answered synchronously; the task starts after it (spec §3.1).
     ObjectNode paid = bookWithTasksAndPay(request);
     String depositId = lastDepositId();
@@ -306,14 +311,14 @@ class DemoServerTest {
     assertEquals(bookingLines(depositId, "2027-07-03 25"), newLines(before));
 
     ObjectNode getAgain = client.taskRequest("tasks/get", taskId);
-    assertEquals(done.path("result"), DemoAssertions.assertTaskView(client.send(getAgain), getAgain, taskId).path("result"),
+    assertEquals(done.path("result"), McpAssertions.assertTaskView(client.send(getAgain), getAgain, taskId).path("result"),
         "tasks/get is a pure read: the same result again");
     ObjectNode retryAgain = client.retry(request, paid.path("params").path("requestState").asText(), accept("deposit_1", null));
     JsonNode sameTask = assertTaskCreated(client.send(retryAgain), retryAgain);
     assertEquals(taskId, sameTask.path("taskId").asText(), "a repeated retry of the handed-over round names the same task");
     ObjectNode withoutTasks = client.retry(request, paid.path("params").path("requestState").asText(), accept("deposit_1", null));
     ((ObjectNode) withoutTasks.path("params").path("_meta"))
-        .set("io.modelcontextprotocol/clientCapabilities", Json.parse(DemoClient.ALL_ELICITATION));
+        .set("io.modelcontextprotocol/clientCapabilities", Json.parse(McpTestClient.ALL_ELICITATION));
     assertError(client.send(withoutTasks), 400, -32021, withoutTasks);
     assertEquals(bookingLines(depositId, "2027-07-03 25"), newLines(before), "nothing ran twice");
   }
@@ -322,7 +327,7 @@ class DemoServerTest {
   void cancelledBookVenueTaskEndsCancelledAndBooksNothing() throws InterruptedException {
     List<String> before = ledger.lines();
     ObjectNode request = client.toolCall("book_venue", Json.object().put("date", "2027-07-10").put("guests", 9),
-        DemoClient.WITH_TASKS);
+        McpTestClient.WITH_TASKS);
     ObjectNode paid = bookWithTasksAndPay(request);
     String taskId = assertTaskCreated(client.send(paid), paid).path("taskId").asText();
 
@@ -346,7 +351,7 @@ class DemoServerTest {
   @Test
   void publishReportAsATaskDraftsAsksForApprovalThroughTasksUpdateAndPublishesOnce() {
     List<String> before = ledger.lines();
-    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Q3 numbers"), DemoClient.WITH_TASKS);
+    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Q3 numbers"), McpTestClient.WITH_TASKS);
     JsonNode created = assertTaskCreated(client.send(request), request);
     String taskId = created.path("taskId").asText();
 
@@ -384,7 +389,7 @@ class DemoServerTest {
   @Test
   void declinedReportApprovalEndsTheTaskCompletedWithAClearMessageAndPublishesNothing() {
     List<String> before = ledger.lines();
-    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Draft ideas"), DemoClient.WITH_TASKS);
+    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Draft ideas"), McpTestClient.WITH_TASKS);
     String taskId = assertTaskCreated(client.send(request), request).path("taskId").asText();
     awaitTaskStatus(client, taskId, Set.of("input_required"), TASK_LIMIT, null);
     ObjectNode update = client.taskUpdate(taskId, answer("approval", "decline"));
@@ -398,7 +403,7 @@ class DemoServerTest {
   @Test
   void publishReportWithoutTheTasksExtensionAsksForApprovalOverMrtrAndPublishesOnce() {
     List<String> before = ledger.lines();
-    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Roadmap"), DemoClient.FORM_ONLY);
+    ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Roadmap"), McpTestClient.FORM_ONLY);
     JsonNode asked = assertInputRequired(client.send(request), request);
     assertEquals("form", question(asked, "approval").path("mode").asText());
     ObjectNode retry = client.retry(request, asked.get("requestState").asText(),

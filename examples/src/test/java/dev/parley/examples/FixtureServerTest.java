@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.http.McpHttpServer;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -14,12 +15,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import static dev.parley.examples.DemoAssertions.assertCompleted;
-import static dev.parley.examples.DemoAssertions.assertError;
-import static dev.parley.examples.DemoAssertions.assertInputRequired;
-import static dev.parley.examples.DemoAssertions.assertResult;
-import static dev.parley.examples.DemoClient.accept;
-import static dev.parley.examples.DemoClient.object;
+import static dev.parley.testing.McpAssertions.assertCompleted;
+import static dev.parley.testing.McpAssertions.assertError;
+import static dev.parley.testing.McpAssertions.assertInputRequired;
+import static dev.parley.testing.McpAssertions.assertResult;
+import static dev.parley.testing.McpTestClient.accept;
+import static dev.parley.testing.McpTestClient.object;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,12 +44,12 @@ class FixtureServerTest {
   static Path data;
 
   private static McpHttpServer server;
-  private static DemoClient client;
+  private static McpTestClient client;
 
   @BeforeAll
   static void start() {
     server = Launcher.startFixtures(0, data);
-    client = new DemoClient(server.port());
+    client = new McpTestClient(server.port());
   }
 
   @AfterAll
@@ -121,7 +122,7 @@ class FixtureServerTest {
   void versionHeaderMismatchWinsOverAnUnsupportedBodyVersion() {
     ObjectNode discover = client.request("server/discover", null, "{}");
     ((ObjectNode) discover.path("params").path("_meta")).put("io.modelcontextprotocol/protocolVersion", "v999.0.0");
-    assertError(client.send(discover, Map.of("MCP-Protocol-Version", DemoClient.VERSION)), 400, -32020, discover);
+    assertError(client.send(discover, Map.of("MCP-Protocol-Version", McpTestClient.VERSION)), 400, -32020, discover);
   }
 
   private static String assertCompletedText(ObjectNode call) {

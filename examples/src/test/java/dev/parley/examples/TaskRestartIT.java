@@ -3,6 +3,7 @@ package dev.parley.examples;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,12 +16,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import static dev.parley.examples.DemoAssertions.assertInputRequired;
-import static dev.parley.examples.DemoAssertions.assertResult;
-import static dev.parley.examples.DemoAssertions.assertTaskCreated;
-import static dev.parley.examples.DemoAssertions.assertTaskView;
-import static dev.parley.examples.DemoAssertions.awaitTaskStatus;
-import static dev.parley.examples.DemoClient.accept;
+import static dev.parley.testing.McpAssertions.assertInputRequired;
+import static dev.parley.testing.McpAssertions.assertResult;
+import static dev.parley.testing.McpAssertions.assertTaskCreated;
+import static dev.parley.testing.McpAssertions.assertTaskView;
+import static dev.parley.testing.McpAssertions.awaitTaskStatus;
+import static dev.parley.testing.McpTestClient.accept;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,17 +66,17 @@ class TaskRestartIT {
   void aTaskThatWasWorkingWhenTheServerWasKilledGoesOnByItselfAfterRestartAndRepeatsNoStep() {
     DemoLedger ledger = new DemoLedger(data);
     DemoProcess first = start();
-    DemoClient client = new DemoClient(first.port());
+    McpTestClient client = new McpTestClient(first.port());
 
     // book_venue with the tasks extension: the deposit round is synchronous (MRTR), then the
     // contract is written as a task, one journaled step per part.
     ObjectNode request = client.toolCall("book_venue", Json.object().put("date", "2027-08-14").put("guests", 60),
-        DemoClient.WITH_TASKS);
+        McpTestClient.WITH_TASKS);
     JsonNode deposit = assertInputRequired(client.send(request), request);
     URI paymentPage = URI.create(deposit.path("inputRequests").path("deposit_1").path("params").path("url").asText());
     String depositId = paymentPage.getPath().substring("/pay/".length());
     String bookingId = "BKG-" + depositId.substring(0, 8);
-    assertEquals(200, client.submitForm(paymentPage).status());
+    assertEquals(200, client.postForm(paymentPage, DemoServerTest.TEST_CARD).status());
     ObjectNode paid = client.retry(request, deposit.get("requestState").asText(), accept("deposit_1", null));
     String taskId = assertTaskCreated(client.send(paid), paid).path("taskId").asText();
 
@@ -92,7 +93,7 @@ class TaskRestartIT {
     System.out.printf("TaskRestartIT: the killed task finished by itself %d ms after the new process was ready%n",
         TimeUnit.NANOSECONDS.toMillis(bookedAfterNanos));
 
-    client = new DemoClient(second.port());
+    client = new McpTestClient(second.port());
     JsonNode done = awaitTaskStatus(client, taskId, ENDED, TASK_LIMIT, null);
     assertEquals("completed", done.path("status").asText(), () -> "task: " + done);
     assertEquals("Booked 2027-08-14 for 60 guests (" + bookingId + "); contract written, deposit received.",
@@ -106,10 +107,10 @@ class TaskRestartIT {
   void aTaskWaitingForInputKeepsItsQuestionsAcrossAKillAndCompletesWhenAnsweredAfterRestart() {
     DemoLedger ledger = new DemoLedger(data);
     DemoProcess first = start();
-    DemoClient client = new DemoClient(first.port());
+    McpTestClient client = new McpTestClient(first.port());
 
     ObjectNode request = client.toolCall("publish_report", Json.object().put("title", "Annual report"),
-        DemoClient.WITH_TASKS);
+        McpTestClient.WITH_TASKS);
     JsonNode created = assertTaskCreated(client.send(request), request);
     String taskId = created.path("taskId").asText();
     JsonNode waiting = awaitTaskStatus(client, taskId, Set.of("input_required", "completed", "failed", "cancelled"),
@@ -122,7 +123,7 @@ class TaskRestartIT {
     assertEquals(List.of(), ledger.lines(), "nothing published before the approval");
 
     DemoProcess second = start();
-    client = new DemoClient(second.port());
+    client = new McpTestClient(second.port());
     ObjectNode get = client.taskRequest("tasks/get", taskId);
     JsonNode afterRestart = assertTaskView(client.send(get), get, taskId);
     assertEquals("input_required", afterRestart.path("status").asText(), () -> "task: " + afterRestart);
@@ -142,7 +143,7 @@ class TaskRestartIT {
     // And once more: the ended task, with its result, outlives another kill.
     killWithSigkill(second);
     DemoProcess third = start();
-    client = new DemoClient(third.port());
+    client = new McpTestClient(third.port());
     ObjectNode getAgain = client.taskRequest("tasks/get", taskId);
     assertEquals(done.path("result"), assertTaskView(client.send(getAgain), getAgain, taskId).path("result"));
     assertEquals(List.of("report " + report + " website Annual report"), ledger.lines());
@@ -150,7 +151,7 @@ class TaskRestartIT {
   }
 
   /** Polls tasks/get (bounded) until the working task reports {@code message} as its status. */
-  private static void awaitStatusMessage(DemoClient client, String taskId, String messagePrefix) {
+  private static void awaitStatusMessage(McpTestClient client, String taskId, String messagePrefix) {
     long deadline = System.nanoTime() + TASK_LIMIT.toNanos();
     JsonNode task = null;
     while (System.nanoTime() < deadline) {

@@ -3,6 +3,7 @@ package dev.parley.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,11 +13,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import static dev.parley.http.McpAssertions.assertCompleted;
-import static dev.parley.http.McpAssertions.assertError;
-import static dev.parley.http.McpAssertions.assertInputRequired;
-import static dev.parley.http.McpTestClient.accept;
-import static dev.parley.http.McpTestClient.object;
+import static dev.parley.testing.McpAssertions.assertCompleted;
+import static dev.parley.testing.McpAssertions.assertError;
+import static dev.parley.testing.McpAssertions.assertInputRequired;
+import static dev.parley.testing.McpTestClient.accept;
+import static dev.parley.testing.McpTestClient.object;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -2,8 +2,9 @@ package dev.parley.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.http.McpTestClient.Reply;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpTestClient.Reply;
+import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,10 +16,10 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 
-import static dev.parley.http.McpAssertions.assertError;
-import static dev.parley.http.McpAssertions.assertRefused;
-import static dev.parley.http.McpAssertions.assertResult;
-import static dev.parley.http.McpTestClient.VERSION;
+import static dev.parley.testing.McpAssertions.assertError;
+import static dev.parley.testing.McpAssertions.assertRefused;
+import static dev.parley.testing.McpAssertions.assertResult;
+import static dev.parley.testing.McpTestClient.VERSION;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

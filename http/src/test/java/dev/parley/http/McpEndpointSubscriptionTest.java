@@ -11,6 +11,7 @@ import dev.parley.runtime.ResourceDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpTestClient;
 import dev.parley.testing.SpecSchema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static dev.parley.http.McpAssertions.assertResult;
+import static dev.parley.testing.McpAssertions.assertResult;
 import static dev.parley.http.StreamAssertions.assertEventStream;
 import static dev.parley.http.StreamAssertions.assertNotification;
 import static dev.parley.http.StreamAssertions.assertTagged;

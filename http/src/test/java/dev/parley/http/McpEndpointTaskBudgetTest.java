@@ -5,6 +5,7 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 import dev.parley.runtime.json.Json;
+import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

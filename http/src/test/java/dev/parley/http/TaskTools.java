@@ -4,14 +4,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.runtime.Description;
 import dev.parley.runtime.ElicitAnswer;
-import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.Elicitation.FormField;
+import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 import dev.parley.runtime.json.Json;
 import dev.parley.runtime.wire.McpException;
+import dev.parley.testing.McpTestClient;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,8 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class TaskTools {
   static final String EXTENSION = "io.modelcontextprotocol/tasks";
   /** Every kind of elicitation, and the tasks extension. */
-  static final String WITH_TASKS =
-      "{\"elicitation\":{\"form\":{},\"url\":{}},\"extensions\":{\"" + EXTENSION + "\":{}}}";
+  static final String WITH_TASKS = McpTestClient.WITH_TASKS;
   /** The same client without the extension. */
   static final String WITHOUT_TASKS = McpTestClient.ALL_ELICITATION;
   /** Listen streams send a keep-alive comment every 200 ms when idle. */

@@ -1,10 +1,14 @@
-package dev.parley.examples;
+package dev.parley.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.json.Json;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,18 +20,18 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A small MCP 2026-07-28 client for the demo tests (a copy of the http module's test client):
- * builds requests with the per-request {@code _meta}, derives the standard headers from the
- * body (spec §6.2) and sends them with {@link HttpClient}; also opens the payment page.
+ * A small MCP 2026-07-28 client for the endpoint and demo tests: builds requests with the
+ * per-request {@code _meta}, derives the standard headers from the body (spec §6.2) and sends
+ * them with {@link HttpClient}. Headers can be overridden per request; a {@code null} value drops one.
  */
-final class DemoClient {
-  static final String VERSION = "2026-07-28";
+public final class McpTestClient {
+  public static final String VERSION = "2026-07-28";
   /** What a client that can answer every kind of elicitation declares. */
-  static final String ALL_ELICITATION = "{\"elicitation\":{\"form\":{},\"url\":{}}}";
+  public static final String ALL_ELICITATION = "{\"elicitation\":{\"form\":{},\"url\":{}}}";
   /** {@code elicitation: {}} means form mode only (spec §4). */
-  static final String FORM_ONLY = "{\"elicitation\":{}}";
+  public static final String FORM_ONLY = "{\"elicitation\":{}}";
   /** Every kind of elicitation, and the tasks extension (spec §3.1): the server may answer with a task. */
-  static final String WITH_TASKS =
+  public static final String WITH_TASKS =
       "{\"elicitation\":{\"form\":{},\"url\":{}},\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}";
 
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
@@ -36,51 +40,53 @@ final class DemoClient {
       .version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(10))
       .build();
+  private final int port;
   private final URI endpoint;
   private final AtomicLong ids = new AtomicLong();
 
-  DemoClient(int port) {
+  public McpTestClient(int port) {
+    this.port = port;
     this.endpoint = URI.create("http://127.0.0.1:" + port + "/mcp");
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return endpoint;
   }
 
   /** One HTTP exchange as the client saw it. */
-  record Reply(int status, String contentType, String body, java.net.http.HttpHeaders headers) {
+  public record Reply(int status, String contentType, String body, java.net.http.HttpHeaders headers) {
     /** The body as JSON, or null when there is none. */
-    JsonNode json() {
+    public JsonNode json() {
       return body == null || body.isEmpty() ? null : Json.parse(body);
     }
 
-    JsonNode result() {
+    public JsonNode result() {
       return json().get("result");
     }
 
-    JsonNode error() {
+    public JsonNode error() {
       return json().get("error");
     }
 
-    int errorCode() {
+    public int errorCode() {
       return error().get("code").asInt();
     }
 
-    String resultType() {
+    public String resultType() {
       return result().path("resultType").asText();
     }
 
-    String requestState() {
+    public String requestState() {
       return result().path("requestState").asText(null);
     }
 
     /** The {@code taskId} of a {@code CreateTaskResult}. */
-    String taskId() {
+    public String taskId() {
       return result().path("taskId").asText(null);
     }
 
     /** The text of the first content block of a {@code CallToolResult}. */
-    String text() {
+    public String text() {
       return result().path("content").path(0).path("text").asText();
     }
   }
@@ -88,7 +94,7 @@ final class DemoClient {
   // --- messages ------------------------------------------------------------------------
 
   /** A request with a fresh id and the required {@code _meta}; {@code capabilities} is JSON. */
-  ObjectNode request(String method, ObjectNode params, String capabilities) {
+  public ObjectNode request(String method, ObjectNode params, String capabilities) {
     ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", ids.incrementAndGet()).put("method", method);
     ObjectNode withMeta = params == null ? Json.object() : params.deepCopy();
     withMeta.set("_meta", meta(VERSION, capabilities));
@@ -96,11 +102,11 @@ final class DemoClient {
     return message;
   }
 
-  ObjectNode request(String method, ObjectNode params) {
+  public ObjectNode request(String method, ObjectNode params) {
     return request(method, params, ALL_ELICITATION);
   }
 
-  static ObjectNode meta(String version, String capabilities) {
+  public static ObjectNode meta(String version, String capabilities) {
     ObjectNode meta = Json.object();
     meta.put("io.modelcontextprotocol/protocolVersion", version);
     meta.set("io.modelcontextprotocol/clientCapabilities", Json.parse(capabilities));
@@ -109,33 +115,21 @@ final class DemoClient {
   }
 
   /** A first-round {@code tools/call}. */
-  ObjectNode toolCall(String tool, ObjectNode arguments, String capabilities) {
+  public ObjectNode toolCall(String tool, ObjectNode arguments, String capabilities) {
     ObjectNode params = Json.object().put("name", tool);
     params.set("arguments", arguments);
     return request("tools/call", params, capabilities);
   }
 
-  ObjectNode toolCall(String tool, ObjectNode arguments) {
+  public ObjectNode toolCall(String tool, ObjectNode arguments) {
     return toolCall(tool, arguments, ALL_ELICITATION);
-  }
-
-  /** {@code tasks/get}, {@code tasks/update} or {@code tasks/cancel} of {@code taskId}, the extension declared. */
-  ObjectNode taskRequest(String method, String taskId) {
-    return request(method, Json.object().put("taskId", taskId), WITH_TASKS);
-  }
-
-  /** {@code tasks/update} answering the task's open questions with {@code inputResponses}. */
-  ObjectNode taskUpdate(String taskId, ObjectNode inputResponses) {
-    ObjectNode params = Json.object().put("taskId", taskId);
-    params.set("inputResponses", inputResponses);
-    return request("tasks/update", params, WITH_TASKS);
   }
 
   /**
    * The retry of {@code original} (spec §2.5): a NEW id, the same method and params, plus
    * {@code inputResponses} (when not null) and {@code requestState}.
    */
-  ObjectNode retry(ObjectNode original, String requestState, ObjectNode inputResponses) {
+  public ObjectNode retry(ObjectNode original, String requestState, ObjectNode inputResponses) {
     ObjectNode retry = original.deepCopy();
     retry.put("id", ids.incrementAndGet());
     ObjectNode params = (ObjectNode) retry.get("params");
@@ -148,8 +142,20 @@ final class DemoClient {
     return retry;
   }
 
+  /** {@code tasks/get}, {@code tasks/update} or {@code tasks/cancel} of {@code taskId}, the extension declared. */
+  public ObjectNode taskRequest(String method, String taskId) {
+    return request(method, Json.object().put("taskId", taskId), WITH_TASKS);
+  }
+
+  /** {@code tasks/update} answering the task's open questions with {@code inputResponses}. */
+  public ObjectNode taskUpdate(String taskId, ObjectNode inputResponses) {
+    ObjectNode params = Json.object().put("taskId", taskId);
+    params.set("inputResponses", inputResponses);
+    return request("tasks/update", params, WITH_TASKS);
+  }
+
   /** {@code {key: {action: "accept", content: {...}}}}. */
-  static ObjectNode accept(String key, ObjectNode content) {
+  public static ObjectNode accept(String key, ObjectNode content) {
     ObjectNode responses = Json.object();
     ObjectNode answer = responses.putObject(key).put("action", "accept");
     if (content != null) {
@@ -159,32 +165,32 @@ final class DemoClient {
   }
 
   /** {@code {key: {action: "decline" | "cancel"}}}. */
-  static ObjectNode answer(String key, String action) {
+  public static ObjectNode answer(String key, String action) {
     ObjectNode responses = Json.object();
     responses.putObject(key).put("action", action);
     return responses;
   }
 
-  static ObjectNode object(String json) {
+  public static ObjectNode object(String json) {
     return (ObjectNode) Json.parse(json);
   }
 
   // --- sending -------------------------------------------------------------------------
 
   /** Sends {@code message} with the headers a conforming client derives from it. */
-  Reply send(ObjectNode message) {
+  public Reply send(ObjectNode message) {
     return send(message, Map.of());
   }
 
   /** Sends {@code message} with its standard headers, changed by {@code overrides} (null drops one). */
-  Reply send(ObjectNode message, Map<String, String> overrides) {
+  public Reply send(ObjectNode message, Map<String, String> overrides) {
     Map<String, String> headers = standardHeaders(message);
     headers.putAll(overrides);
     return post(Json.write(message), headers);
   }
 
   /** The headers of spec §6.2 for {@code message}, plus Content-Type and Accept. */
-  static Map<String, String> standardHeaders(ObjectNode message) {
+  public static Map<String, String> standardHeaders(ObjectNode message) {
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("Content-Type", "application/json");
     headers.put("Accept", "application/json, text/event-stream");
@@ -209,8 +215,19 @@ final class DemoClient {
     return headers;
   }
 
+  /** Sends {@code message} with its standard headers without waiting for the answer. */
+  public java.util.concurrent.CompletableFuture<Reply> sendAsync(ObjectNode message) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+        .timeout(REQUEST_TIMEOUT)
+        .POST(HttpRequest.BodyPublishers.ofString(Json.write(message), StandardCharsets.UTF_8));
+    standardHeaders(message).forEach(request::header);
+    return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
+        .thenApply(response -> new Reply(response.statusCode(),
+            response.headers().firstValue("content-type").orElse(null), response.body(), response.headers()));
+  }
+
   /** POSTs {@code body} with exactly {@code headers} (null values are left out). */
-  Reply post(String body, Map<String, String> headers) {
+  public Reply post(String body, Map<String, String> headers) {
     HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
         .timeout(REQUEST_TIMEOUT)
         .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
@@ -222,7 +239,26 @@ final class DemoClient {
     return exchange(request.build());
   }
 
-  Reply exchange(HttpRequest request) {
+  /** POSTs {@code body} as a stream of unknown length (chunked transfer encoding). */
+  public Reply postChunked(byte[] body, Map<String, String> headers) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+        .timeout(REQUEST_TIMEOUT)
+        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(body)));
+    headers.forEach((name, value) -> {
+      if (value != null) {
+        request.header(name, value);
+      }
+    });
+    return exchange(request.build());
+  }
+
+  /** Any method on the endpoint, no body. */
+  public Reply method(String method) {
+    return exchange(HttpRequest.newBuilder(endpoint).timeout(REQUEST_TIMEOUT)
+        .method(method, HttpRequest.BodyPublishers.noBody()).build());
+  }
+
+  public Reply exchange(HttpRequest request) {
     try {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       return new Reply(response.statusCode(), response.headers().firstValue("content-type").orElse(null),
@@ -235,15 +271,53 @@ final class DemoClient {
     }
   }
 
-  /** A GET of any URL (the payment page). */
-  Reply get(URI uri) {
+  /** A GET of any URL (a page the server links to). */
+  public Reply get(URI uri) {
     return exchange(HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).GET().build());
   }
 
-  /** Submits the payment page's form, as the user's browser would. */
-  Reply submitForm(URI uri) {
+  /** Submits an HTML form ({@code application/x-www-form-urlencoded}), as a browser would. */
+  public Reply postForm(URI uri, String formBody) {
     return exchange(HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT)
         .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("card=4242424242424242")).build());
+        .POST(HttpRequest.BodyPublishers.ofString(formBody)).build());
+  }
+
+  /**
+   * A raw HTTP/1.1 POST over a socket, for what {@link HttpClient} refuses to send (a foreign
+   * {@code Host} header). The connection is closed after the response, which is read whole.
+   */
+  public Reply rawPost(String host, ObjectNode message) throws IOException {
+    byte[] body = Json.write(message).getBytes(StandardCharsets.UTF_8);
+    StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\n")
+        .append("Host: ").append(host).append("\r\n")
+        .append("Content-Length: ").append(body.length).append("\r\n")
+        .append("Connection: close\r\n");
+    standardHeaders(message).forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+    head.append("\r\n");
+    byte[] response;
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout((int) REQUEST_TIMEOUT.toMillis());
+      OutputStream out = socket.getOutputStream();
+      out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
+      out.write(body);
+      out.flush();
+      InputStream in = socket.getInputStream();
+      response = in.readAllBytes();
+    }
+    String text = new String(response, StandardCharsets.UTF_8);
+    int endOfHead = text.indexOf("\r\n\r\n");
+    if (!text.startsWith("HTTP/1.") || endOfHead < 0) {
+      throw new IllegalStateException("not an HTTP response: " + text);
+    }
+    String[] lines = text.substring(0, endOfHead).split("\r\n");
+    int status = Integer.parseInt(lines[0].split(" ")[1]);
+    String contentType = null;
+    for (String line : lines) {
+      if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-type:")) {
+        contentType = line.substring("content-type:".length()).trim();
+      }
+    }
+    return new Reply(status, contentType, text.substring(endOfHead + 4), null);
   }
 }

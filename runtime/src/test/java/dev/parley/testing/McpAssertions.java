@@ -1,10 +1,9 @@
-package dev.parley.examples;
+package dev.parley.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.examples.DemoClient.Reply;
 import dev.parley.runtime.json.Json;
-import dev.parley.testing.SpecSchema;
+import dev.parley.testing.McpTestClient.Reply;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -21,11 +20,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Checks on what the server sent: the HTTP status, a JSON body, the echoed id, and the body
  * against the MCP 2026-07-28 JSON Schema (every message the server sends is validated).
  */
-final class DemoAssertions {
-  private DemoAssertions() {}
+public final class McpAssertions {
+  private McpAssertions() {}
 
   /** A 200 JSON-RPC result response to {@code request}, whose result is a valid {@code definition}. */
-  static JsonNode assertResult(Reply reply, ObjectNode request, String definition) {
+  public static JsonNode assertResult(Reply reply, ObjectNode request, String definition) {
     assertEquals(200, reply.status(), () -> "HTTP status; body: " + reply.body());
     assertJson(reply);
     JsonNode json = reply.json();
@@ -35,7 +34,7 @@ final class DemoAssertions {
   }
 
   /** A complete {@code CallToolResult} that is not an error. */
-  static JsonNode assertCompleted(Reply reply, ObjectNode request) {
+  public static JsonNode assertCompleted(Reply reply, ObjectNode request) {
     JsonNode result = assertResult(reply, request, "CallToolResult");
     assertEquals("complete", result.path("resultType").asText(), () -> "resultType of " + result);
     assertTrue(!result.path("isError").asBoolean(false), () -> "not an error result: " + result);
@@ -43,7 +42,7 @@ final class DemoAssertions {
   }
 
   /** An {@code InputRequiredResult} that carries a requestState. */
-  static JsonNode assertInputRequired(Reply reply, ObjectNode request) {
+  public static JsonNode assertInputRequired(Reply reply, ObjectNode request) {
     JsonNode result = assertResult(reply, request, "InputRequiredResult");
     assertEquals("input_required", result.path("resultType").asText(), () -> "resultType of " + result);
     assertTrue(result.path("requestState").isTextual(), () -> "a requestState in " + result);
@@ -55,7 +54,7 @@ final class DemoAssertions {
    * id, a status, ISO timestamps, {@code ttlMs} and {@code pollIntervalMs}; no requestState, no
    * result, no questions. The extension's shapes are not in the core schema, so they are checked here.
    */
-  static JsonNode assertTaskCreated(Reply reply, ObjectNode request) {
+  public static JsonNode assertTaskCreated(Reply reply, ObjectNode request) {
     assertEquals(200, reply.status(), () -> "HTTP status; body: " + reply.body());
     assertJson(reply);
     JsonNode json = reply.json();
@@ -71,7 +70,7 @@ final class DemoAssertions {
   }
 
   /** A {@code tasks/get} result ({@code DetailedTask}, {@code resultType: "complete"}) for {@code taskId}. */
-  static JsonNode assertTaskView(Reply reply, ObjectNode request, String taskId) {
+  public static JsonNode assertTaskView(Reply reply, ObjectNode request, String taskId) {
     assertEquals(200, reply.status(), () -> "HTTP status; body: " + reply.body());
     assertJson(reply);
     JsonNode json = reply.json();
@@ -106,7 +105,7 @@ final class DemoAssertions {
    * of {@code statuses}; returns that view. Every {@code statusMessage} seen while the task was
    * {@code working} is added to {@code messagesWhileWorking} (when not null).
    */
-  static JsonNode awaitTaskStatus(DemoClient client, String taskId, Set<String> statuses, Duration limit,
+  public static JsonNode awaitTaskStatus(McpTestClient client, String taskId, Set<String> statuses, Duration limit,
       Collection<String> messagesWhileWorking) {
     long deadline = System.nanoTime() + limit.toNanos();
     JsonNode task = null;
@@ -134,7 +133,7 @@ final class DemoAssertions {
    * A JSON-RPC error response with this HTTP status and code, valid against the schema's
    * definition for that code; its id is the request's when {@code request} is given.
    */
-  static JsonNode assertError(Reply reply, int status, int code, ObjectNode request) {
+  public static JsonNode assertError(Reply reply, int status, int code, ObjectNode request) {
     assertEquals(status, reply.status(), () -> "HTTP status; body: " + reply.body());
     assertJson(reply);
     JsonNode json = reply.json();
@@ -148,7 +147,7 @@ final class DemoAssertions {
   }
 
   /** A status-only refusal: when there is a body, it is a valid id-less JSON-RPC error. */
-  static void assertRefused(Reply reply, int status) {
+  public static void assertRefused(Reply reply, int status) {
     assertEquals(status, reply.status(), () -> "HTTP status; body: " + reply.body());
     if (reply.body() != null && !reply.body().isEmpty()) {
       assertJson(reply);
