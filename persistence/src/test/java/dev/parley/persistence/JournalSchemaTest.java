@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,6 +41,38 @@ class JournalSchemaTest {
     JournalSchema.create(database);
     JournalSchema.create(database);
     assertEquals(1, JournalTables.rows(database, "event_journal"));
+  }
+
+  @Test
+  void aSecondEventWithTheSameSequenceNumberOfAnEntityIsRefused(@TempDir Path directory) throws SQLException {
+    JournalDatabase database = new JournalDatabase.H2File(directory);
+    JournalSchema.create(database);
+    JournalTables.insertEvent(database, "ToolCall|call-1", 1);
+    JournalTables.insertEvent(database, "ToolCall|call-2", 1);
+
+    assertThrows(SQLException.class, () -> JournalTables.insertEvent(database, "ToolCall|call-1", 1));
+    assertEquals(2, JournalTables.rows(database, "event_journal"));
+  }
+
+  /** Files made before "ordering" became the primary key keep their layout and keep working. */
+  @Test
+  void anH2FileWithTheEarlierKeyLayoutKeepsWorking(@TempDir Path directory) throws SQLException {
+    JournalDatabase database = new JournalDatabase.H2File(directory);
+    try (Connection connection = JournalTables.connect(database); Statement statement = connection.createStatement()) {
+      statement.execute("CREATE TABLE PUBLIC.\"event_journal\" (\"ordering\" BIGINT UNIQUE NOT NULL AUTO_INCREMENT, "
+          + "\"deleted\" BOOLEAN DEFAULT false NOT NULL, \"persistence_id\" VARCHAR(255) NOT NULL, "
+          + "\"sequence_number\" BIGINT NOT NULL, \"writer\" VARCHAR NOT NULL, \"write_timestamp\" BIGINT NOT NULL, "
+          + "\"adapter_manifest\" VARCHAR NOT NULL, \"event_payload\" VARBINARY NOT NULL, \"event_ser_id\" INTEGER NOT NULL, "
+          + "\"event_ser_manifest\" VARCHAR NOT NULL, \"meta_payload\" VARBINARY, \"meta_ser_id\" INTEGER, "
+          + "\"meta_ser_manifest\" VARCHAR, PRIMARY KEY (\"persistence_id\", \"sequence_number\"))");
+    }
+    JournalTables.insertEvent(database, "ToolCall|call-1", 1);
+
+    JournalSchema.create(database);
+    JournalTables.insertEvent(database, "ToolCall|call-1", 2);
+
+    assertEquals(2, JournalTables.rows(database, "event_journal"));
+    assertThrows(SQLException.class, () -> JournalTables.insertEvent(database, "ToolCall|call-1", 2));
   }
 
   @Test
