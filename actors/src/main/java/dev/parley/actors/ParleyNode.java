@@ -1,15 +1,23 @@
 package dev.parley.actors;
 
+import dev.parley.actors.internal.ServerNotifications;
+import dev.parley.actors.internal.TaskEntity;
+import dev.parley.actors.internal.TaskResumer;
+import dev.parley.actors.internal.ToolCallEntity;
+import dev.parley.actors.internal.SessionEntity;
+import dev.parley.actors.internal.pipeline.McpPipeline;
+import dev.parley.actors.internal.pipeline.TaskRequests;
+
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.persistence.JournalDatabase;
-import dev.parley.persistence.JournalQueries;
-import dev.parley.persistence.JournalRetention;
+import dev.parley.persistence.internal.JournalQueries;
+import dev.parley.persistence.internal.JournalRetention;
 import dev.parley.persistence.JournalSchema;
 import dev.parley.runtime.McpServerDefinition;
-import dev.parley.runtime.engine.ReplayEngine;
-import dev.parley.runtime.state.RequestStateCodec;
-import dev.parley.runtime.state.RequestStateKey;
+import dev.parley.runtime.internal.engine.ReplayEngine;
+import dev.parley.runtime.internal.state.RequestStateCodec;
+import dev.parley.runtime.internal.state.RequestStateKey;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
@@ -32,21 +40,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One Parley node: the actor system (a cluster member; of one when no seed nodes are set), the
- * journal, the sharded call entities, the tool executor and the dispatcher. Transport-free.
+ * journal, the sharded call entities, the tool executor and the request pipeline. Transport-free.
  */
 public final class ParleyNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ParleyNode.class);
 
   private final ActorSystem<Void> system;
   private final ExecutorService toolExecutor;
-  private final McpDispatcher dispatcher;
+  private final McpPipeline pipeline;
   private final ScheduledExecutorService housekeeping;
 
-  private ParleyNode(ActorSystem<Void> system, ExecutorService toolExecutor, McpDispatcher dispatcher,
+  private ParleyNode(ActorSystem<Void> system, ExecutorService toolExecutor, McpPipeline pipeline,
       ScheduledExecutorService housekeeping) {
     this.system = system;
     this.toolExecutor = toolExecutor;
-    this.dispatcher = dispatcher;
+    this.pipeline = pipeline;
     this.housekeeping = housekeeping;
   }
 
@@ -89,19 +97,23 @@ public final class ParleyNode implements AutoCloseable {
     // Tasks passivate themselves when idle and not running: a running task must stay in memory.
     sharding.init(Entity.of(TaskEntity.ENTITY_TYPE_KEY, entityContext -> TaskEntity.create(
             entityContext.getEntityId(), entityContext.getShard(), settings.tasks(), server, engine, toolExecutor,
-            view -> notifications.publishTask(view.principal(), view.taskId(), tasks.detailedTask(view))))
+            view -> notifications.publishTask(view.principal(), view.taskId(), tasks.detailed(view))))
         .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
+
+    sharding.init(Entity.of(SessionEntity.ENTITY_TYPE_KEY, entityContext -> SessionEntity.create(entityContext.getEntityId())));
 
     ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(threads("parley-housekeeping"));
     List<JournalRetention> retention = List.of(
         new JournalRetention(database, ToolCallEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC()),
-        new JournalRetention(database, TaskEntity.ENTITY_TYPE_KEY.name() + "|", settings.taskRetention(), Clock.systemUTC()));
+        new JournalRetention(database, TaskEntity.ENTITY_TYPE_KEY.name() + "|", settings.taskRetention(), Clock.systemUTC()),
+        // A 2025-11-25 session idle this long is gone: its client gets 404 and initializes again.
+        new JournalRetention(database, SessionEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC()));
     every(housekeeping, settings.retentionInterval(), () -> retention.forEach(JournalRetention::purge));
     TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
     housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
     every(housekeeping, settings.taskResumeInterval(), resumer);
     return new ParleyNode(system, toolExecutor,
-        new McpDispatcher(system, server, engine, codec, sharding, settings, notifications, tasks), housekeeping);
+        new McpPipeline(system, server, engine, codec, sharding, settings, notifications, tasks), housekeeping);
   }
 
   private static void every(ScheduledExecutorService executor, Duration interval, Runnable work) {
@@ -127,8 +139,8 @@ public final class ParleyNode implements AutoCloseable {
     return system;
   }
 
-  public McpDispatcher dispatcher() {
-    return dispatcher;
+  public McpPipeline pipeline() {
+    return pipeline;
   }
 
   /** Leaves the cluster, stops the actor system and the tool executor; waits up to 30 s. */

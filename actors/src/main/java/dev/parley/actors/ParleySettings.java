@@ -1,5 +1,7 @@
 package dev.parley.actors;
 
+import dev.parley.actors.internal.TaskEntity;
+
 import com.typesafe.config.Config;
 
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.parley.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -15,7 +15,7 @@ import dev.parley.runtime.SamplingAnswer;
 import dev.parley.runtime.SamplingRequest;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -13,9 +13,9 @@ import dev.parley.runtime.ResourceContents;
 import dev.parley.runtime.ResourceDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.ErrorCodes;
-import dev.parley.runtime.wire.McpException;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.McpException;
 
 import java.util.List;
 
@@ -51,14 +51,16 @@ public final class FixtureServer {
   public FixtureServer() {
     McpServerDefinition.Builder builder = McpServerDefinition.builder("parley-fixtures", "0.1.0")
         .title("Parley conformance fixtures")
-        .instructions("Fixture tools, prompts and resources of the MCP conformance suite (2026-07-28).");
+        .instructions("Fixture tools, prompts and resources of the MCP conformance suite (2026-07-28 and 2025-11-25).");
     coreTools().forEach(builder::tool);
     diagnosticTools().forEach(builder::tool);
     FixtureMrtr.tools().forEach(builder::tool);
     FixtureTasks.tools().forEach(builder::tool);
+    FixtureLegacy.tools().forEach(builder::tool);
     prompts().forEach(builder::prompt);
     builder.prompt(FixtureMrtr.prompt());
     resources().forEach(builder::resource);
+    builder.resource(FixtureLegacy.watchedResource());
     this.definition = builder.build();
   }
 

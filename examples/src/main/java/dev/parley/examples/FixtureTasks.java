@@ -9,8 +9,8 @@ import dev.parley.runtime.Elicitation.FormField;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.wire.ErrorCodes;
-import dev.parley.runtime.wire.McpException;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.McpException;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -3,7 +3,7 @@ package dev.parley.examples;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.http.McpHttpServer;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import dev.parley.testing.McpAssertions;
 import dev.parley.testing.McpTestClient.Reply;
 import dev.parley.testing.McpTestClient;

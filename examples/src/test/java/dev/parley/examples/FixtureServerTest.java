@@ -3,7 +3,7 @@ package dev.parley.examples;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.http.McpHttpServer;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +38,8 @@ class FixtureServerTest {
       "test_input_required_result_request_state", "test_input_required_result_tampered_state",
       "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
       "test_input_required_result_capabilities", "greet", "slow_compute", "failing_job", "protocol_error_job",
-      "confirm_delete", "multi_input", "test_tool_with_task");
+      "confirm_delete", "multi_input", "test_tool_with_task", "test_tool_with_logging", "test_sampling",
+      "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums");
 
   @TempDir
   static Path data;
@@ -78,7 +79,7 @@ class FixtureServerTest {
             "test_prompt_with_image", "test_input_required_result_prompt")));
 
     ObjectNode resources = client.request("resources/list", null, "{}");
-    assertEquals(List.of("test://static-text", "test://static-binary"),
+    assertEquals(List.of("test://static-text", "test://static-binary", "test://watched-resource"),
         names(assertResult(client.send(resources), resources, "ListResourcesResult").path("resources"), "uri"));
   }
 

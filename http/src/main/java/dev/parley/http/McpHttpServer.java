@@ -1,11 +1,13 @@
 package dev.parley.http;
 
+import dev.parley.http.internal.McpRoutes;
+
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
-import dev.parley.runtime.state.RequestStateKey;
+import dev.parley.runtime.internal.state.RequestStateKey;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.server.Route;
@@ -122,7 +124,7 @@ public final class McpHttpServer implements AutoCloseable {
       HttpSettings settings = HttpSettings.from(effective);
       ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
       try {
-        McpRoutes mcp = new McpRoutes(node.dispatcher(), settings, principals, Materializer.matFromSystem(node.system()));
+        McpRoutes mcp = new McpRoutes(node.pipeline(), settings, principals, Materializer.matFromSystem(node.system()));
         Route route = mcp.route();
         for (Function<ParleyNode, Route> extra : extraRoutes) {
           route = route.orElse(extra.apply(node));

@@ -10,7 +10,7 @@ import dev.parley.runtime.ResourceContents;
 import dev.parley.runtime.ResourceDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.SpecSchema;
 import org.junit.jupiter.api.AfterAll;

@@ -2,7 +2,7 @@ package dev.parley.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient.Reply;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.SpecSchema;
@@ -505,7 +505,7 @@ class McpEndpointTasksTest {
     void awaitSync() {
       long deadline = System.nanoTime() + SETTLE.toNanos();
       while (true) {
-        server.node().dispatcher().server().resourceUpdated(syncUri);
+        server.node().pipeline().server().resourceUpdated(syncUri);
         JsonNode message = stream.pollMessage(Duration.ofMillis(250));
         if (message != null) {
           assertTagged(message, "notifications/resources/updated", request);
@@ -541,7 +541,7 @@ class McpEndpointTasksTest {
 
     /** No task notification came: the next message is the sync update (one hub, one order). */
     void assertNothingBeforeSync() {
-      server.node().dispatcher().server().resourceUpdated(syncUri);
+      server.node().pipeline().server().resourceUpdated(syncUri);
       JsonNode message = stream.nextMessage(SETTLE);
       assertNotEquals("notifications/tasks", message.path("method").asText(), () -> "not for this stream: " + message);
       assertEquals(syncUri, message.path("params").path("uri").asText(), () -> "the sync update: " + message);

@@ -10,8 +10,8 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.McpException;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.McpException;
 import dev.parley.testing.McpTestClient;
 
 import java.nio.file.Path;

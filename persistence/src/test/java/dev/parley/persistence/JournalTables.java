@@ -1,5 +1,7 @@
 package dev.parley.persistence;
 
+import dev.parley.persistence.internal.JournalEventSerializer;
+
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -9,16 +11,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /** Plain JDBC looks at the journal tables, written in SQL that H2 and PostgreSQL both read. */
-final class JournalTables {
-  static final String[] TABLES = {"event_journal", "event_tag", "snapshot"};
+public final class JournalTables {
+  public static final String[] TABLES = {"event_journal", "event_tag", "snapshot"};
 
   private JournalTables() {}
 
-  static Connection connect(JournalDatabase database) throws SQLException {
+  public static Connection connect(JournalDatabase database) throws SQLException {
     return DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
   }
 
-  static long rows(JournalDatabase database, String table) throws SQLException {
+  public static long rows(JournalDatabase database, String table) throws SQLException {
     try (Connection connection = connect(database);
          Statement statement = connection.createStatement();
          ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM " + table)) {
@@ -28,7 +30,7 @@ final class JournalTables {
   }
 
   /** Writes one journal row the way pekko-persistence-jdbc does (ordering from the sequence). */
-  static void insertEvent(JournalDatabase database, String persistenceId, long sequenceNumber) throws SQLException {
+  public static void insertEvent(JournalDatabase database, String persistenceId, long sequenceNumber) throws SQLException {
     try (Connection connection = connect(database);
          PreparedStatement insert = connection.prepareStatement("INSERT INTO event_journal "
              + "(persistence_id, sequence_number, writer, write_timestamp, adapter_manifest, "

@@ -2,7 +2,7 @@ package dev.parley.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 /** The capabilities one request declared in {@code _meta} (they hold for that request only). */
 public record ClientCapabilities(ObjectNode declared) {

@@ -2,7 +2,7 @@ package dev.parley.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 /**
  * The user's answer to an elicitation. All three outcomes are normal: a handler decides what a

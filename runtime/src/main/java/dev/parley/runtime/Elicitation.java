@@ -1,9 +1,10 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.Mrtr.InputRequest;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +34,7 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
     public InputRequest toInputRequest() {
       ObjectNode params = Json.object().put("mode", "form").put("message", message);
       params.set("requestedSchema", requestedSchema);
-      return new InputRequest(InputRequest.ELICIT, params);
+      return new InputRequest(Methods.ELICITATION_CREATE, params);
     }
 
     @Override
@@ -87,7 +88,7 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
 
     @Override
     public InputRequest toInputRequest() {
-      return new InputRequest(InputRequest.ELICIT,
+      return new InputRequest(Methods.ELICITATION_CREATE,
           Json.object().put("mode", "url").put("message", message).put("url", url));
     }
 

@@ -1,7 +1,7 @@
 package dev.parley.runtime;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.wire.Mrtr.InputRequest;
+import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 
 /**
  * Anything a handler may ask the client for in an {@code input_required} round: an

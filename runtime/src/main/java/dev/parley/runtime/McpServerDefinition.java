@@ -1,7 +1,8 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.ServerChange.ListKind;
-import dev.parley.runtime.wire.Lifecycle.Implementation;
+import dev.parley.runtime.internal.wire.Discovery.Implementation;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -83,9 +84,9 @@ public final class McpServerDefinition {
   /** What a durable call of {@code method} on {@code name} runs, found again on every round. */
   public Optional<CallTarget> target(String method, String name) {
     return switch (method) {
-      case "tools/call" -> tool(name).map(CallTarget.class::cast);
-      case "prompts/get" -> prompt(name).map(CallTarget.class::cast);
-      case "resources/read" -> resourceFor(name).map(resource -> resource.readerOf(name));
+      case Methods.TOOLS_CALL -> tool(name).map(CallTarget.class::cast);
+      case Methods.PROMPTS_GET -> prompt(name).map(CallTarget.class::cast);
+      case Methods.RESOURCES_READ -> resourceFor(name).map(resource -> resource.readerOf(name));
       default -> Optional.empty();
     };
   }

@@ -1,10 +1,11 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.McpException;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.McpException;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -83,7 +84,7 @@ public final class PromptDefinition implements CallTarget {
 
   @Override
   public String method() {
-    return "prompts/get";
+    return Methods.PROMPTS_GET;
   }
 
   @Override

@@ -1,7 +1,8 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -126,7 +127,7 @@ public final class ResourceDefinition {
     return new CallTarget() {
       @Override
       public String method() {
-        return "resources/read";
+        return Methods.RESOURCES_READ;
       }
 
       @Override

@@ -1,8 +1,9 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.Mrtr.InputRequest;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 
 /**
  * A {@code roots/list} input request.
@@ -15,7 +16,7 @@ public record RootsRequest() implements InputQuestion {
 
   @Override
   public InputRequest toInputRequest() {
-    return new InputRequest(InputRequest.ROOTS, Json.object());
+    return new InputRequest(Methods.ROOTS_LIST, Json.object());
   }
 
   @Override

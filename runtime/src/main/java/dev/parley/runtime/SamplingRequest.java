@@ -1,8 +1,9 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.Mrtr.InputRequest;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 
 import java.util.Objects;
 
@@ -30,7 +31,7 @@ public record SamplingRequest(ObjectNode params) implements InputQuestion {
 
   @Override
   public InputRequest toInputRequest() {
-    return new InputRequest(InputRequest.SAMPLING, params);
+    return new InputRequest(Methods.SAMPLING_CREATE_MESSAGE, params);
   }
 
   @Override

@@ -1,12 +1,13 @@
 package dev.parley.runtime;
 
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.networknt.schema.Schema;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.schema.JsonSchemas;
-import dev.parley.runtime.schema.RecordSchemas;
-import dev.parley.runtime.wire.Tools.ToolInfo;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.schema.JsonSchemas;
+import dev.parley.runtime.internal.schema.RecordSchemas;
+import dev.parley.runtime.internal.wire.Tools.ToolInfo;
 
 import java.util.List;
 import java.util.Objects;
@@ -64,7 +65,7 @@ public final class ToolDefinition<A> implements CallTarget {
 
   @Override
   public String method() {
-    return "tools/call";
+    return Methods.TOOLS_CALL;
   }
 
   @Override

@@ -2,7 +2,7 @@ package dev.parley.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.io.IOException;
 import java.io.InputStream;

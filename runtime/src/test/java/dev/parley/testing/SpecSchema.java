@@ -7,7 +7,7 @@ import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -4,11 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.parley.actors.PekkoStages;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.JsonRpc;
-import dev.parley.runtime.wire.JsonRpc.Response;
-import dev.parley.runtime.wire.McpException;
+import dev.parley.actors.internal.PekkoStages;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.JsonRpc.Response;
+import dev.parley.runtime.McpException;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.http.javadsl.Http;
@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * The practical ceiling for a one-round {@code tools/call}: a bare pekko-http route that reads
  * the body the way Parley's endpoint does, parses it with the same codec
  * ({@link JsonRpc#parse}) and answers a fixed {@code CallToolResult} written with the same
- * mapper ({@link Json#MAPPER}). No gate, no headers checked, no dispatcher, no tool, no actor.
+ * mapper ({@link Json#MAPPER}). No gate, no headers checked, no pipeline, no tool, no actor.
  * {@code tools/list} gets a fixed list naming the demo's {@code check_availability}; every other
  * request gets the fixed result; a notification gets 202.
  */

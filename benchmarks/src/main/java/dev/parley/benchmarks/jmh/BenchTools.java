@@ -10,7 +10,7 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolAnnotations;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.time.LocalDate;
 import java.util.List;

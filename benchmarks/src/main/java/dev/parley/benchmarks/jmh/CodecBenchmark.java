@@ -2,9 +2,9 @@ package dev.parley.benchmarks.jmh;
 
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.wire.JsonRpc;
-import dev.parley.runtime.wire.JsonRpc.Response;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.JsonRpc.Response;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;

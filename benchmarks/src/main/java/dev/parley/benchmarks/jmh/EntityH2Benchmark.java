@@ -3,14 +3,14 @@ package dev.parley.benchmarks.jmh;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.actors.McpDispatcher;
-import dev.parley.actors.McpRequest;
+import dev.parley.actors.internal.pipeline.McpPipeline;
+import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.actors.ParleyNode;
 import dev.parley.persistence.JournalDatabase;
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.state.RequestStateKey;
-import dev.parley.runtime.wire.JsonRpc.Response;
-import dev.parley.runtime.wire.Mrtr.InputRequiredResult;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.state.RequestStateKey;
+import dev.parley.runtime.internal.wire.JsonRpc.Response;
+import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A whole node below HTTP: a {@link ParleyNode} (cluster of one, sharding, the H2 file journal
- * in a temp directory, as the standalone server runs) answering {@link McpDispatcher#dispatch}.
+ * in a temp directory, as the standalone server runs) answering {@link McpPipeline#handle}.
  * {@code mrtrFlow}: tools/call → input_required (entity started, {@code CallStarted} persisted,
  * {@code requestState} sealed) → retry (state opened, answers persisted, handler re-run with two
  * journaled steps, completion persisted) → complete. {@code oneRoundCall}: tools/call of a tool
@@ -45,7 +45,7 @@ public class EntityH2Benchmark extends ParleyBenchmark {
 
   private Path directory;
   private ParleyNode node;
-  private McpDispatcher dispatcher;
+  private McpPipeline pipeline;
 
   @Setup(Level.Trial)
   public void start() {
@@ -53,7 +53,7 @@ public class EntityH2Benchmark extends ParleyBenchmark {
     directory = BenchFiles.tempDirectory("parley-bench-h2-");
     node = ParleyNode.start("parley-bench", BenchTools.nodeConfig(journalParallelism),
         new JournalDatabase.H2File(directory), BenchTools.server(), List.of(RequestStateKey.generate()));
-    dispatcher = node.dispatcher();
+    pipeline = node.pipeline();
     for (int i = 0; i < 20; i++) {
       mrtrFlow(); // the first flows wait for the cluster to be up and the shard region to start
     }
@@ -78,7 +78,7 @@ public class EntityH2Benchmark extends ParleyBenchmark {
 
   private Response dispatch(McpRequest request) {
     try {
-      return dispatcher.dispatch(request).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      return pipeline.handle(request).toCompletableFuture().get(60, TimeUnit.SECONDS).response();
     } catch (Exception e) {
       throw new IllegalStateException("dispatch failed", e);
     }

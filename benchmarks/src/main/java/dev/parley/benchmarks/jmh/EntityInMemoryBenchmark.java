@@ -3,14 +3,14 @@ package dev.parley.benchmarks.jmh;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.parley.actors.ToolCallEntity;
+import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
-import dev.parley.runtime.engine.CallHistory;
-import dev.parley.runtime.engine.ReplayEngine;
-import dev.parley.runtime.engine.RunEnvironment;
-import dev.parley.runtime.engine.RunOutcome;
-import dev.parley.runtime.engine.StepJournal;
+import dev.parley.runtime.internal.engine.CallHistory;
+import dev.parley.runtime.internal.engine.ReplayEngine;
+import dev.parley.runtime.internal.engine.RunEnvironment;
+import dev.parley.runtime.internal.engine.RunOutcome;
+import dev.parley.runtime.internal.engine.StepJournal;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The MRTR flow through a real {@link ToolCallEntity}, spawned directly (no sharding, no
  * cluster), on Pekko's in-memory journal ({@link PersistenceTestKitPlugin}, which still
- * serializes every event with Parley's journal serializer). Per flow, as the dispatcher does it:
+ * serializes every event with Parley's journal serializer). Per flow, as the pipeline does it:
  * the first round runs through the engine, the entity starts and persists {@code CallStarted};
  * the retry persists the answers, re-runs the handler (two steps journaled through the entity)
  * and persists the completion. 16 JMH threads keep 16 flows in flight.

@@ -7,7 +7,7 @@ import dev.parley.benchmarks.load.LoadOptions;
 import dev.parley.benchmarks.load.McpSession;
 import dev.parley.benchmarks.load.SocketTransport;
 import dev.parley.http.McpHttpServer;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;

@@ -1,10 +1,10 @@
 package dev.parley.benchmarks.jmh;
 
-import dev.parley.runtime.json.Json;
-import dev.parley.runtime.state.InvalidRequestStateException;
-import dev.parley.runtime.state.RequestStateBinding;
-import dev.parley.runtime.state.RequestStateCodec;
-import dev.parley.runtime.state.RequestStateKey;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.state.InvalidRequestStateException;
+import dev.parley.runtime.internal.state.RequestStateBinding;
+import dev.parley.runtime.internal.state.RequestStateCodec;
+import dev.parley.runtime.internal.state.RequestStateKey;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -17,8 +17,8 @@ import java.util.UUID;
 
 /**
  * Sealing and opening {@code requestState} (HMAC-SHA256 over a small binary record, base64url),
- * with a binding as the dispatcher builds it (including the arguments' canonical digest, which
- * the dispatcher computes once per request: measured separately in {@link #bindingDigest}).
+ * with a binding as the pipeline builds it (including the arguments' canonical digest, which
+ * the pipeline computes once per request: measured separately in {@link #bindingDigest}).
  */
 @State(Scope.Benchmark)
 public class RequestStateBenchmark extends ParleyBenchmark {

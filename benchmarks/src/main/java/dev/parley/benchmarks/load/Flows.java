@@ -3,7 +3,7 @@ package dev.parley.benchmarks.load;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.benchmarks.load.McpSession.Failure;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.time.Duration;
 import java.util.HashSet;

@@ -1,7 +1,7 @@
 package dev.parley.benchmarks.load;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.util.Map;
 

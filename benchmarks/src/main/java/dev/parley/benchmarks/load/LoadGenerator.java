@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.benchmarks.load.LoadOptions.ClientKind;
 import dev.parley.benchmarks.load.LoadOptions.Protocol;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.io.Console;
 import java.io.PrintStream;

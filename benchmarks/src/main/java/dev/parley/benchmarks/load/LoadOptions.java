@@ -2,7 +2,7 @@ package dev.parley.benchmarks.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.net.URI;
 import java.nio.file.Path;

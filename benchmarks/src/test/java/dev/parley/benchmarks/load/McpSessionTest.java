@@ -1,7 +1,7 @@
 package dev.parley.benchmarks.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;

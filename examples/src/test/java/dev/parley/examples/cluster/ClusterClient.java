@@ -2,7 +2,7 @@ package dev.parley.examples.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -183,6 +183,62 @@ final class ClusterClient {
     }
   }
 
+  // --- 2025-11-25 sessions -------------------------------------------------------------
+
+  /** {@code initialize} on a node; the session id it answered with. */
+  String initialize(int port) {
+    ObjectNode params = Json.object().put("protocolVersion", "2025-11-25");
+    params.set("capabilities", Json.parse("{\"elicitation\":{}}"));
+    params.set("clientInfo", Json.object().put("name", "cluster-it").put("version", "1"));
+    ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", 0).put("method", "initialize");
+    message.set("params", params);
+    HttpResponse<String> response = postOnSession(port, null, message);
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException("initialize on " + port + " answered " + response.statusCode() + ": " + response.body());
+    }
+    return response.headers().firstValue("mcp-session-id").orElseThrow();
+  }
+
+  /** POSTs a 2025-11-25 message on {@code session} (null: none) and returns the whole response. */
+  HttpResponse<String> postOnSession(int port, String session, ObjectNode message) {
+    try {
+      return http.send(onSession(port, session, message).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new NodeUnavailable(port, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** POSTs a 2025-11-25 request on {@code session} and reads its SSE stream as it comes. */
+  Listener streamOnSession(int port, String session, ObjectNode message) {
+    try {
+      HttpResponse<InputStream> response = http.send(onSession(port, session, message).build(),
+          HttpResponse.BodyHandlers.ofInputStream());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException("request on " + port + " answered " + response.statusCode());
+      }
+      return new Listener(response.body());
+    } catch (IOException e) {
+      throw new NodeUnavailable(port, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  private static HttpRequest.Builder onSession(int port, String session, ObjectNode message) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .POST(HttpRequest.BodyPublishers.ofString(Json.write(message), StandardCharsets.UTF_8));
+    if (session != null) {
+      request.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25");
+    }
+    return request;
+  }
+
   // --- listen streams ------------------------------------------------------------------
 
   /** Opens {@code subscriptions/listen} on a node; the acknowledgement is the first message. */
@@ -205,7 +261,7 @@ final class ClusterClient {
     }
   }
 
-  /** The messages of one listen stream, as they arrive. */
+  /** The messages of one SSE stream (a listen stream, a 2025-11-25 call), as they arrive. */
   static final class Listener implements AutoCloseable {
     private final InputStream body;
     private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
@@ -239,6 +295,21 @@ final class ClusterClient {
         }
         JsonNode message = messages.poll(left, TimeUnit.NANOSECONDS);
         if (message != null && method.equals(message.path("method").asText())) {
+          return message;
+        }
+      }
+    }
+
+    /** The next JSON-RPC response (not a request or notification); null after {@code timeout}. */
+    JsonNode nextResponse(Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return null;
+        }
+        JsonNode message = messages.poll(left, TimeUnit.NANOSECONDS);
+        if (message != null && !message.has("method") && (message.has("result") || message.has("error"))) {
           return message;
         }
       }

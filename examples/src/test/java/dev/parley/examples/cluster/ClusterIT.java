@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.examples.cluster.ClusterClient.Reply;
 import dev.parley.examples.cluster.Effects.Line;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -315,6 +315,50 @@ class ClusterIT {
     }
   }
 
+ // --- a 2025-11-25 session on three nodes -----------------------------------------------
+
+  @Test
+  @Order(4)
+  @Timeout(120)
+  void aLegacySessionIsServedByEveryNodeAndItsQuestionsAreAnsweredAnywhere() throws Exception {
+    NodeProcess a = nodes.get(0);
+    NodeProcess b = nodes.get(1);
+    NodeProcess c = nodes.get(2);
+    String session = client.initialize(a.httpPort);
+    assertEquals(202, client.postOnSession(b.httpPort, session,
+        Json.object().put("jsonrpc", "2.0").put("method", "notifications/initialized")).statusCode());
+
+    ObjectNode call = Json.object().put("jsonrpc", "2.0").put("id", 7).put("method", "tools/call");
+    call.set("params", Json.object().put("name", "two_step").set("arguments", Json.object().put("id", "legacy-1")));
+    try (ClusterClient.Listener stream = client.streamOnSession(b.httpPort, session, call)) {
+      JsonNode first = stream.next("elicitation/create", WAIT);
+      assertNotNull(first, "the first question arrives on B's stream");
+      assertEquals(202, client.postOnSession(c.httpPort, session, answer(first, "alpha")).statusCode(), "answered on C");
+      JsonNode second = stream.next("elicitation/create", WAIT);
+      assertNotNull(second, "the second round's question arrives on the same stream");
+      assertEquals(202, client.postOnSession(a.httpPort, session, answer(second, "beta")).statusCode(), "answered on A");
+      JsonNode result = stream.nextResponse(WAIT);
+      assertNotNull(result, "the result ends B's stream");
+      assertEquals(7, result.path("id").asInt());
+      assertTrue(result.at("/result/content/0/text").asText().startsWith("call legacy-1: alpha+beta"), result::toString);
+    }
+    assertEquals(1, effects.of("call-effect", "legacy-1").size(), () -> "the effect happened once: " + effects.lines());
+    ObjectNode ping = Json.object().put("jsonrpc", "2.0").put("id", 8).put("method", "ping");
+    for (NodeProcess node : nodes) {
+      assertEquals("{}", Json.parse(client.postOnSession(node.httpPort, session, ping).body()).path("result").toString(),
+          "the session is known on " + node.name);
+    }
+    log("[legacy] initialize on %s, stream on %s, answers on %s and %s", a.name, b.name, c.name, a.name);
+  }
+
+  private static ObjectNode answer(JsonNode request, String value) {
+    ObjectNode response = Json.object().put("jsonrpc", "2.0");
+    response.set("id", request.path("id"));
+    ObjectNode result = response.putObject("result").put("action", "accept");
+    result.putObject("content").put("value", value);
+    return response;
+  }
+
   // --- failover (SIGKILL) and rolling restart (SIGTERM) ---------------------------------
 
   /** A call waiting in round 2, and where its entity lives. */
@@ -327,7 +371,7 @@ class ClusterIT {
   private static final int STEP_MILLIS = 1000;
 
   @Test
-  @Order(4)
+  @Order(5)
   @Timeout(180)
   void killedNodesCallsAndTasksGoOnOnTheSurvivors() throws Exception {
     stopANodeThatHoldsCallsAndTasks("sigkill", false);
@@ -339,7 +383,7 @@ class ClusterIT {
    * over; its calls and tasks go on elsewhere.
    */
   @Test
-  @Order(5)
+  @Order(6)
   @Timeout(180)
   void rollingRestartLosesNoCallAndNoTask() throws Exception {
     NodeProcess dead = nodes.stream().filter(node -> !node.isAlive()).findFirst()

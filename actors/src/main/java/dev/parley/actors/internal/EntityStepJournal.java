@@ -1,0 +1,31 @@
+package dev.parley.actors.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.runtime.internal.engine.StepJournal;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.japi.function.Function3;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The step journal of a handler run owned by an entity: each step result is sent to the entity
+ * and the handler's thread waits until it is persisted. The run is off the actor, so it may block.
+ */
+record EntityStepJournal<C>(
+    ActorRef<C> entity, Function3<String, JsonNode, ActorRef<Done>, C> recordStep, Duration timeout, Scheduler scheduler)
+    implements StepJournal {
+
+  @Override
+  public void record(String name, JsonNode value) {
+    try {
+      AskPattern.<C, Done>ask(entity, replyTo -> recordStep.apply(name, value, replyTo), timeout, scheduler)
+          .toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not journal step '" + name + "'", e);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package dev.parley.actors.internal.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.ParleySettings;
+import dev.parley.actors.internal.EntityAsks;
+import dev.parley.actors.internal.EntityIds;
+import dev.parley.actors.internal.SessionEntity;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.LogLevel;
+import dev.parley.runtime.McpException;
+import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.Legacy;
+import dev.parley.runtime.internal.wire.Legacy.InitializeResult;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.japi.function.Function;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * 2025-11-25 sessions, kept in {@link SessionEntity} (sharded by session id, journaled), so any
+ * node serves any request of a session. The session id is a fresh unguessable id; the entity
+ * binds it to the principal that opened it.
+ */
+public final class LegacySessions {
+  /** An opened session: its id (for {@code MCP-Session-Id}) and the {@code initialize} result. */
+  public record Opened(String sessionId, InitializeResult result) {}
+
+  private final ClusterSharding sharding;
+  private final ParleySettings settings;
+  private final McpServerDefinition server;
+
+  LegacySessions(ClusterSharding sharding, ParleySettings settings, McpServerDefinition server) {
+    this.sharding = sharding;
+    this.settings = settings;
+    this.server = server;
+  }
+
+  /** {@code initialize}: negotiates the version (2025 rules: counter-offer, never an error) and opens a session. */
+  public CompletionStage<Opened> initialize(JsonRpc.Message message, String principal) {
+    JsonNode requested = message.params().get("protocolVersion");
+    JsonNode capabilities = message.params().get("capabilities");
+    JsonNode clientInfo = message.params().get("clientInfo");
+    if (requested == null || !requested.isTextual() || capabilities == null || !capabilities.isObject()) {
+      throw McpException.invalidParams("initialize needs protocolVersion and capabilities");
+    }
+    String version = Legacy.negotiate(requested.asText());
+    String sessionId = EntityIds.next();
+    return ask(sessionId, replyTo -> new SessionEntity.Open(principal, version, (ObjectNode) capabilities,
+            clientInfo instanceof ObjectNode info ? info : Json.object(), replyTo))
+        .thenApply(reply -> new Opened(sessionId, new InitializeResult(version, CatalogRequests.LEGACY_CAPABILITIES,
+            server.serverInfo(), server.instructions())));
+  }
+
+  /** The session, or null when it does not exist for this principal (unknown, ended, someone else's). */
+  public CompletionStage<SessionEntity.SessionView> find(String sessionId, String principal) {
+    return ask(sessionId, replyTo -> new SessionEntity.Get(principal, replyTo)).thenApply(LegacySessions::viewOrNull);
+  }
+
+  public CompletionStage<SessionEntity.SessionView> setLogLevel(String sessionId, String principal, JsonRpc.Message message) {
+    JsonNode level = message.params().get("level");
+    if (level == null || !level.isTextual() || LogLevel.fromWire(level.asText()).isEmpty()) {
+      throw McpException.invalidParams("logging/setLevel needs a valid level");
+    }
+    return ask(sessionId, replyTo -> new SessionEntity.SetLogLevel(principal, level.asText(), replyTo))
+        .thenApply(LegacySessions::viewOrNull);
+  }
+
+  public CompletionStage<SessionEntity.SessionView> subscription(String sessionId, String principal,
+      JsonRpc.Message message, boolean subscribe) {
+    JsonNode uri = message.params().get("uri");
+    if (uri == null || !uri.isTextual()) {
+      throw McpException.invalidParams("params.uri is required");
+    }
+    return ask(sessionId, replyTo -> subscribe
+            ? new SessionEntity.Subscribe(principal, uri.asText(), replyTo)
+            : new SessionEntity.Unsubscribe(principal, uri.asText(), replyTo))
+        .thenApply(LegacySessions::viewOrNull);
+  }
+
+  /** Ends the session; true when there was one to end. */
+  public CompletionStage<Boolean> end(String sessionId, String principal) {
+    return find(sessionId, principal).thenCompose(view -> view == null
+        ? java.util.concurrent.CompletableFuture.completedFuture(false)
+        : ask(sessionId, replyTo -> new SessionEntity.End(principal, replyTo)).thenApply(reply -> true));
+  }
+
+  /** The pipeline request a message on {@code session} is. */
+  public static McpRequest request(JsonRpc.Message message, String principal, SessionEntity.SessionView session) {
+    LogLevel level = session.logLevel() == null ? null : LogLevel.fromWire(session.logLevel()).orElse(null);
+    return McpRequest.onSession(message, principal, session.protocolVersion(), session.capabilities(), level);
+  }
+
+  private static SessionEntity.SessionView viewOrNull(SessionEntity.Reply reply) {
+    return reply instanceof SessionEntity.SessionView view ? view : null;
+  }
+
+  private CompletionStage<SessionEntity.Reply> ask(String sessionId,
+      Function<ActorRef<SessionEntity.Reply>, SessionEntity.Command> message) {
+    return EntityAsks.ask(sharding.entityRefFor(SessionEntity.ENTITY_TYPE_KEY, sessionId), message,
+        settings.askAttemptTimeout(), settings.askTimeout());
+  }
+}

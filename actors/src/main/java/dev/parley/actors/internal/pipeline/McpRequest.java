@@ -1,0 +1,95 @@
+package dev.parley.actors.internal.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.LogLevel;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.Errors;
+import dev.parley.runtime.internal.wire.McpNames;
+import dev.parley.runtime.internal.wire.McpNames.Meta;
+import dev.parley.runtime.McpException;
+
+/**
+ * A request that passed the stateless gate: it names a supported protocol version and declares
+ * its client capabilities in {@code params._meta} (spec §5.1). Transport independent.
+ */
+public record McpRequest(
+    JsonNode id, String method, ObjectNode params, String protocolVersion, ClientCapabilities capabilities,
+    String principal, JsonNode progressToken, LogLevel logLevel) {
+
+  /** Applies the gate: -32602 for missing {@code _meta} keys, -32022 for an unsupported version. */
+  public static McpRequest from(JsonRpc.Message message, String principal) {
+    JsonNode meta = message.params().get("_meta");
+    if (meta == null || !meta.isObject()) {
+      throw McpException.invalidParams("Missing params._meta with " + Meta.PROTOCOL_VERSION
+          + " and " + Meta.CLIENT_CAPABILITIES);
+    }
+    JsonNode version = meta.get(Meta.PROTOCOL_VERSION);
+    if (version == null || !version.isTextual()) {
+      throw McpException.invalidParams("Missing params._meta[\"" + Meta.PROTOCOL_VERSION + "\"]");
+    }
+    JsonNode capabilities = meta.get(Meta.CLIENT_CAPABILITIES);
+    if (capabilities == null || !capabilities.isObject()) {
+      throw McpException.invalidParams("Missing params._meta[\"" + Meta.CLIENT_CAPABILITIES + "\"]");
+    }
+    if (!McpNames.SUPPORTED_VERSIONS.contains(version.asText())) {
+      throw Errors.unsupportedVersion(version.asText());
+    }
+    JsonNode progressToken = meta.get(Meta.PROGRESS_TOKEN);
+    if (progressToken != null && !progressToken.isTextual() && !progressToken.isIntegralNumber()) {
+      throw McpException.invalidParams("params._meta.progressToken must be a string or an integer");
+    }
+    LogLevel logLevel = null;
+    JsonNode level = meta.get(Meta.LOG_LEVEL);
+    if (level != null) {
+      logLevel = LogLevel.fromWire(level.asText()).orElseThrow(() -> McpException.invalidParams(
+          "Unknown log level in params._meta[\"" + Meta.LOG_LEVEL + "\"]: " + level));
+    }
+    return new McpRequest(message.id(), message.method(), message.params(), version.asText(),
+        ClientCapabilities.of(capabilities), principal, progressToken, logLevel);
+  }
+
+  /**
+   * A request on a 2025-11-25 session: what {@code _meta} carries on the stateless wire comes from
+   * the session (version, capabilities, log level); a progress token may still be in {@code _meta}.
+   */
+  public static McpRequest onSession(JsonRpc.Message message, String principal, String protocolVersion,
+      ObjectNode capabilities, LogLevel logLevel) {
+    JsonNode progressToken = message.params().path("_meta").get(Meta.PROGRESS_TOKEN);
+    if (progressToken != null && !progressToken.isTextual() && !progressToken.isIntegralNumber()) {
+      throw McpException.invalidParams("params._meta.progressToken must be a string or an integer");
+    }
+    return new McpRequest(message.id(), message.method(), message.params(), protocolVersion,
+        ClientCapabilities.of(capabilities), principal, progressToken, logLevel);
+  }
+
+  /** Whether the reply should be a stream (progress or log notifications may precede it). */
+  public boolean wantsNotifications() {
+    return progressToken != null || logLevel != null;
+  }
+
+  /** A string member of params, or null when absent; -32602 when present with another type. */
+  public String stringParam(String name) {
+    JsonNode value = params.get(name);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    if (!value.isTextual()) {
+      throw McpException.invalidParams("params." + name + " must be a string");
+    }
+    return value.asText();
+  }
+
+  /** An object member of params, or null when absent; -32602 when present with another type. */
+  public ObjectNode objectParam(String name) {
+    JsonNode value = params.get(name);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    if (!value.isObject()) {
+      throw McpException.invalidParams("params." + name + " must be an object");
+    }
+    return (ObjectNode) value;
+  }
+}

@@ -1,0 +1,93 @@
+package dev.parley.http.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.internal.PekkoStages;
+import dev.parley.actors.internal.pipeline.McpReply;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.engine.Cancellation;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.util.ByteString;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Renders pipeline replies as HTTP: a final reply as one JSON body with the status from
+ * {@link HttpStatusTable}; a stream as SSE (notifications, then the final response, which ends
+ * it). A client that closes a stream before its end cancels the request.
+ */
+final class HttpReplies {
+  private static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
+  private static final byte[] INTERNAL_ERROR =
+      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Internal error\"}}"
+          .getBytes(StandardCharsets.UTF_8);
+
+  private final Duration keepAlive;
+
+  HttpReplies(Duration keepAlive) {
+    this.keepAlive = keepAlive;
+  }
+
+  static HttpResponse json(McpReply.Final reply) {
+    return json(HttpStatusTable.statusOf(reply), reply.response());
+  }
+
+  /** A refusal of the HTTP layer; those with a body carry an id-less -32600 error. */
+  static HttpResponse refusal(HttpStatusTable.Refusal refusal, String message) {
+    StatusCode status = HttpStatusTable.statusOf(refusal);
+    if (message == null) {
+      return HttpResponse.create().withStatus(status);
+    }
+    return json(status, JsonRpc.Response.error((JsonNode) null, new ErrorObject(ErrorCodes.INVALID_REQUEST, message, null)));
+  }
+
+  /**
+   * Comment frames keep a quiet stream alive: a write is how a closed connection is noticed. When
+   * the stream ends before the final reply, {@code cancellation} fires.
+   */
+  HttpResponse eventStream(McpReply.Stream stream, Cancellation cancellation) {
+    Source<ByteString, NotUsed> frames = stream.notifications()
+        .<Object>map(notification -> notification)
+        .concat(Source.completionStage(stream.end()).map(McpReply.Final::response))
+        .map(HttpReplies::sseFrame)
+        .keepAlive(keepAlive, () -> KEEP_ALIVE)
+        .watchTermination((notUsed, terminated) -> {
+          PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
+            if (!stream.end().toCompletableFuture().isDone()) {
+              cancellation.cancel();
+            }
+          });
+          return NotUsed.getInstance();
+        });
+    return HttpResponse.create()
+        .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
+        .addHeader(RawHeader.create("Cache-Control", "no-cache"))
+        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
+  }
+
+  private static ByteString sseFrame(Object message) {
+    return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
+  }
+
+  private static HttpResponse json(StatusCode status, JsonRpc.Response body) {
+    byte[] bytes;
+    try {
+      bytes = Json.MAPPER.writeValueAsBytes(body);
+    } catch (Exception e) {
+      status = StatusCodes.INTERNAL_SERVER_ERROR;
+      bytes = INTERNAL_ERROR;
+    }
+    return HttpResponse.create().withStatus(status).withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
+  }
+}

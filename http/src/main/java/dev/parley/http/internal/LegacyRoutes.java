@@ -1,0 +1,262 @@
+package dev.parley.http.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.internal.PekkoStages;
+import dev.parley.actors.internal.SessionEntity;
+import dev.parley.actors.internal.pipeline.LegacySessions;
+import dev.parley.actors.internal.pipeline.McpPipeline;
+import dev.parley.actors.internal.pipeline.McpReply;
+import dev.parley.actors.internal.pipeline.McpRequest;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.McpException;
+import dev.parley.runtime.internal.engine.Cancellation;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.internal.wire.Legacy;
+import dev.parley.runtime.internal.wire.McpNames;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.StatusCode;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.OverflowStrategy;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
+import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The 2025-11-25 era on the same endpoint: {@code initialize} and sessions ({@code MCP-Session-Id}),
+ * the session's requests, the client's responses to server→client requests, the GET stream of
+ * server notifications and DELETE. Sessions and waiting calls live in sharded entities, so any
+ * node serves any request of a session. Tool code is the same: a question a handler asks becomes
+ * a server→client request on the call's SSE stream, and its answer is recorded in the call's
+ * entity like a 2026-07-28 {@code inputResponses} entry. Closing a 2025 stream does not cancel
+ * the call (spec 2025-11-25 §3.2).
+ */
+final class LegacyRoutes {
+  private static final Logger log = LoggerFactory.getLogger(LegacyRoutes.class);
+  static final String SESSION_HEADER = "mcp-session-id";
+  private static final int STREAM_BUFFER = 256;
+  private static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
+
+  private final McpPipeline pipeline;
+  private final LegacySessions sessions;
+  private final Duration keepAlive;
+  private final Materializer materializer;
+
+  LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
+    this.pipeline = pipeline;
+    this.sessions = pipeline.sessions();
+    this.keepAlive = keepAlive;
+    this.materializer = materializer;
+  }
+
+  static Optional<String> sessionId(HttpRequest http) {
+    return http.getHeader(SESSION_HEADER).map(HttpHeader::value).map(String::trim).filter(id -> !id.isEmpty());
+  }
+
+  /**
+   * Whether a parsed POST belongs to this era: a request with a 2026-07-28 {@code _meta} claim
+   * never does; one on a session does; so does an {@code initialize} whose
+   * {@code MCP-Protocol-Version} header (if any) does not name a 2026 version.
+   */
+  static boolean owns(HttpRequest http, JsonRpc.Message message) {
+    if (message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION)) {
+      return false;
+    }
+    if (sessionId(http).isPresent()) {
+      return true;
+    }
+    Optional<String> version = http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
+    return message.method().equals(Legacy.INITIALIZE)
+        && (version.isEmpty() || !McpNames.SUPPORTED_VERSIONS.contains(version.get()));
+  }
+
+  /** A POSTed JSON-RPC message of this era. */
+  CompletionStage<HttpResponse> post(HttpRequest http, JsonRpc.Message message, String principal) {
+    if (message.method().equals(Legacy.INITIALIZE)) {
+      if (message.isNotification()) {
+        return done(error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
+      }
+      return sessions.initialize(message, principal).thenApply(opened ->
+          json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
+              .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId())));
+    }
+    return withSession(http, message.id(), principal, session -> {
+      if (message.isNotification()) {
+        if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
+          log.debug("notifications/cancelled on a 2025 session: the call keeps its recorded state");
+        }
+        return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
+      }
+      return request(http, message, principal, session);
+    });
+  }
+
+  /** A POSTed response to one of the server's requests: recorded as that question's answer, then 202. */
+  CompletionStage<HttpResponse> answer(HttpRequest http, JsonRpc.ClientResponse response, String principal) {
+    return withSession(http, null, principal, session -> pipeline.serverRequests()
+        .answer(response, principal, session.capabilities())
+        .thenApply(done -> HttpResponse.create().withStatus(StatusCodes.ACCEPTED)));
+  }
+
+  /** GET (the session's stream of server notifications) or DELETE (ends the session). */
+  CompletionStage<HttpResponse> getOrDelete(HttpRequest http, String principal) {
+    String sessionId = sessionId(http).orElseThrow();
+    if (http.method().equals(HttpMethods.DELETE)) {
+      return sessions.end(sessionId, principal).thenApply(ended -> ended
+          ? HttpResponse.create().withStatus(StatusCodes.OK)
+          : error(StatusCodes.NOT_FOUND, null, ErrorCodes.INVALID_REQUEST, "Session not found"));
+    }
+    return withSession(http, null, principal, session -> done(eventStream(
+        pipeline.sessionNotifications(sessionId, principal).map(notification -> (Object) notification))));
+  }
+
+  private CompletionStage<HttpResponse> request(HttpRequest http, JsonRpc.Message message, String principal,
+      SessionEntity.SessionView session) {
+    String sessionId = sessionId(http).orElseThrow();
+    try {
+      switch (message.method()) {
+        case Legacy.PING:
+          return done(result(message.id(), new Legacy.EmptyResult()));
+        case Legacy.LOGGING_SET_LEVEL:
+          return sessions.setLogLevel(sessionId, principal, message).thenApply(view -> result(message.id(), new Legacy.EmptyResult()));
+        case Legacy.RESOURCES_SUBSCRIBE:
+        case Legacy.RESOURCES_UNSUBSCRIBE:
+          return sessions.subscription(sessionId, principal, message, message.method().equals(Legacy.RESOURCES_SUBSCRIBE))
+              .thenApply(view -> result(message.id(), new Legacy.EmptyResult()));
+        case Methods.SERVER_DISCOVER:
+        case Methods.SUBSCRIPTIONS_LISTEN:
+        case Methods.TASKS_GET:
+        case Methods.TASKS_UPDATE:
+        case Methods.TASKS_CANCEL:
+          // 2026-07-28 methods; a 2025 session uses initialize, the GET stream and synchronous calls.
+          return done(error(StatusCodes.NOT_FOUND, message.id(), ErrorCodes.METHOD_NOT_FOUND,
+              "Method not found: " + message.method()));
+        default:
+          break;
+      }
+      McpRequest request = LegacySessions.request(message, principal, session);
+      boolean mayAsk = message.method().equals(Methods.TOOLS_CALL) || message.method().equals(Methods.PROMPTS_GET)
+          || message.method().equals(Methods.RESOURCES_READ);
+      if (mayAsk && EdgeChecks.acceptsEventStream(http)) {
+        return done(callStream(request));
+      }
+      return pipeline.handle(request).thenApply(reply -> reply instanceof McpReply.InputRequired
+          ? error(StatusCodes.BAD_REQUEST, message.id(), ErrorCodes.INVALID_REQUEST,
+              "This call asks the user a question: send Accept: text/event-stream so the question can be sent")
+          : json(HttpStatusTable.statusOf(reply), response(reply)));
+    } catch (McpException e) {
+      return done(json(StatusCodes.OK, JsonRpc.Response.error(message.id(), e.toError())));
+    }
+  }
+
+  /**
+   * A call's SSE stream: its notifications, a server→client request per question (asked once
+   * each), and, once the answers are in and the rounds have run, its result.
+   */
+  private HttpResponse callStream(McpRequest request) {
+    Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
+        Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
+    Cancellation run = new Cancellation();       // cancelled only by the server
+    Cancellation awaiting = new Cancellation();  // the client went away: stop waiting, keep the call
+    Set<String> sent = new HashSet<>();
+    McpReply reply = pipeline.stream(request, run);
+    CompletionStage<McpReply.Final> first = reply instanceof McpReply.Stream stream
+        ? stream.notifications().runForeach(queue.first()::offer, materializer).thenCompose(done -> stream.end())
+        : CompletableFuture.completedFuture((McpReply.Final) reply);
+    first.whenComplete((end, failure) -> continueWith(request, end, failure, queue.first(), sent, awaiting));
+    return eventStream(queue.second().watchTermination((notUsed, terminated) -> {
+      PekkoStages.direct(terminated).whenComplete((ok, failure) -> awaiting.cancel());
+      return NotUsed.getInstance();
+    }));
+  }
+
+  private void continueWith(McpRequest request, McpReply.Final reply, Throwable failure,
+      SourceQueueWithComplete<Object> queue, Set<String> sent, Cancellation awaiting) {
+    if (failure != null || reply == null) {
+      if (!awaiting.isCancelled()) {
+        log.warn("a 2025-11-25 call stream ended without a reply", failure);
+        queue.offer(JsonRpc.Response.error(request.id(), new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null)));
+      }
+      queue.complete();
+      return;
+    }
+    if (reply instanceof McpReply.InputRequired waiting) {
+      pipeline.serverRequests().requestsFor(request, waiting, sent).forEach(queue::offer);
+      pipeline.serverRequests().next(request, waiting, awaiting)
+          .whenComplete((next, error) -> continueWith(request, next, error, queue, sent, awaiting));
+      return;
+    }
+    queue.offer(response(reply));
+    queue.complete();
+  }
+
+  private CompletionStage<HttpResponse> withSession(HttpRequest http, JsonNode id, String principal,
+      java.util.function.Function<SessionEntity.SessionView, CompletionStage<HttpResponse>> then) {
+    Optional<String> sessionId = sessionId(http);
+    if (sessionId.isEmpty()) {
+      return done(error(StatusCodes.BAD_REQUEST, id, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id header is required"));
+    }
+    Optional<String> version = http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
+    if (version.isPresent() && !Legacy.VERSIONS.contains(version.get())) {
+      return done(error(StatusCodes.BAD_REQUEST, id, ErrorCodes.INVALID_REQUEST,
+          "Unsupported MCP-Protocol-Version for a session: " + version.get()));
+    }
+    return sessions.find(sessionId.get(), principal).thenCompose(session -> session == null
+        ? done(error(StatusCodes.NOT_FOUND, id, ErrorCodes.INVALID_REQUEST, "Session not found"))
+        : then.apply(session));
+  }
+
+  /** A final reply as this era writes it: results without the 2026-only members. */
+  private static JsonRpc.Response response(McpReply.Final reply) {
+    JsonRpc.Response modern = reply.response();
+    return modern.error() != null ? modern : JsonRpc.Response.result(modern.id(), Legacy.result(modern.result()));
+  }
+
+  private static HttpResponse result(JsonNode id, Object result) {
+    return json(StatusCodes.OK, JsonRpc.Response.result(id, result));
+  }
+
+  private static HttpResponse error(StatusCode status, JsonNode id, int code, String message) {
+    return json(status, JsonRpc.Response.error(id, new ErrorObject(code, message, null)));
+  }
+
+  private static HttpResponse json(StatusCode status, JsonRpc.Response body) {
+    return HttpResponse.create().withStatus(status)
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, Json.write(body)));
+  }
+
+  private HttpResponse eventStream(Source<Object, NotUsed> messages) {
+    Source<ByteString, NotUsed> frames = messages
+        .map(message -> ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n"))
+        .keepAlive(keepAlive, () -> KEEP_ALIVE);
+    return HttpResponse.create()
+        .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
+        .addHeader(RawHeader.create("Cache-Control", "no-cache"))
+        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
+  }
+
+  private static <T> CompletionStage<T> done(T value) {
+    return CompletableFuture.completedFuture(value);
+  }
+}

@@ -1,0 +1,129 @@
+package dev.parley.http.internal;
+
+import dev.parley.actors.internal.PekkoStages;
+import dev.parley.actors.internal.pipeline.McpPipeline;
+import dev.parley.actors.internal.pipeline.McpReply;
+import dev.parley.actors.internal.pipeline.McpRequest;
+import dev.parley.http.HttpSettings;
+import dev.parley.http.PrincipalResolver;
+import dev.parley.http.internal.HttpStatusTable.Refusal;
+import dev.parley.runtime.McpException;
+import dev.parley.runtime.internal.engine.Cancellation;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
+import org.apache.pekko.http.javadsl.model.HttpMethods;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.headers.Allow;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
+import org.apache.pekko.stream.Materializer;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The single MCP endpoint (Streamable HTTP): Host and Origin checked; one JSON-RPC message per
+ * body. A 2026-07-28 request goes through the stateless gate and the standard headers, then the
+ * request pipeline, whose reply {@link HttpReplies} renders. A 2025-11-25 message ({@code
+ * initialize}, or anything on a session) goes to {@link LegacyRoutes}.
+ */
+public final class McpRoutes extends AllDirectives {
+  private static final long BODY_READ_TIMEOUT_MS = 10_000;
+
+  private final McpPipeline pipeline;
+  private final HttpSettings settings;
+  private final PrincipalResolver principals;
+  private final Materializer materializer;
+  private final EdgeChecks checks;
+  private final HttpReplies replies;
+  private final LegacyRoutes legacy;
+
+  public McpRoutes(McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
+    this.pipeline = pipeline;
+    this.settings = settings;
+    this.principals = principals;
+    this.materializer = materializer;
+    this.checks = new EdgeChecks(settings, pipeline.server());
+    this.replies = new HttpReplies(settings.keepAlive());
+    this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer);
+  }
+
+  public Route route() {
+    return path(settings.path(), () -> extractRequest(request -> completeWithFuture(handle(request))));
+  }
+
+  /** The whole endpoint as a function; never fails. */
+  CompletionStage<HttpResponse> handle(HttpRequest request) {
+    if (!checks.hostAndOriginAllowed(request)) {
+      return done(HttpReplies.refusal(Refusal.NOT_ALLOWED_HOST_OR_ORIGIN, "Forbidden: Host or Origin not allowed"));
+    }
+    boolean getOrDelete = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.DELETE);
+    if (getOrDelete && LegacyRoutes.sessionId(request).isPresent()) {
+      return legacy.getOrDelete(request, principals.principalOf(request));
+    }
+    if (!request.method().equals(HttpMethods.POST)) {
+      return done(HttpReplies.refusal(Refusal.METHOD_NOT_POST, null).addHeader(Allow.create(HttpMethods.POST)));
+    }
+    if (!request.entity().getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+      return done(HttpReplies.refusal(Refusal.NOT_JSON_CONTENT, "Content-Type must be application/json"));
+    }
+    if (!EdgeChecks.acceptsJson(request)) {
+      return done(HttpReplies.refusal(Refusal.JSON_NOT_ACCEPTED, "Accept must allow application/json"));
+    }
+    return PekkoStages.direct(request.entity().withSizeLimit(settings.maxBodyBytes())
+            .toStrict(BODY_READ_TIMEOUT_MS, materializer))
+        .thenCompose(strict -> handleBody(request, strict.getData().toArray()))
+        .exceptionally(failure -> {
+          Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+          return cause instanceof EntityStreamSizeException
+              ? HttpReplies.refusal(Refusal.BODY_TOO_LARGE, "Request body exceeds " + settings.maxBodyBytes() + " bytes")
+              : HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");
+        });
+  }
+
+  private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body) {
+    McpRequest request;
+    try {
+      JsonRpc.Message message;
+      try {
+        message = JsonRpc.parse(body);
+      } catch (McpException notARequest) {
+        // A 2025-11-25 client posts its responses to the server's requests on its session.
+        JsonRpc.ClientResponse response = LegacyRoutes.sessionId(http).isPresent() ? JsonRpc.responseOrNull(body) : null;
+        if (response == null) {
+          throw notARequest;
+        }
+        return legacy.answer(http, response, principals.principalOf(http));
+      }
+      if (LegacyRoutes.owns(http, message)) {
+        return legacy.post(http, message, principals.principalOf(http));
+      }
+      if (message.isNotification()) {
+        // Core 2026-07-28 defines no client notifications over HTTP; accept and ignore.
+        return done(HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null));
+      }
+      EdgeChecks.checkVersionHeader(http, message.params());
+      request = McpRequest.from(message, principals.principalOf(http));
+      checks.checkHeaders(http, request);
+    } catch (McpException e) {
+      return done(HttpReplies.json(McpReply.Error.atGate(JsonRpc.idOf(body), e)));
+    }
+    boolean listen = request.method().equals(Methods.SUBSCRIPTIONS_LISTEN);
+    if (listen || (request.wantsNotifications() && EdgeChecks.acceptsEventStream(http))) {
+      Cancellation cancellation = new Cancellation();
+      McpReply reply = pipeline.stream(request, cancellation);
+      return done(reply instanceof McpReply.Stream stream
+          ? replies.eventStream(stream, cancellation)
+          : HttpReplies.json((McpReply.Final) reply));
+    }
+    return pipeline.handle(request).thenApply(HttpReplies::json);
+  }
+
+  private static <T> CompletionStage<T> done(T value) {
+    return CompletableFuture.completedFuture(value);
+  }
+}

@@ -1,7 +1,0 @@
-package dev.parley.persistence;
-
-/**
- * Marker for everything Parley writes to the journal. Bound to {@link JournalEventSerializer},
- * which stores each event under a stable type name, never its class name.
- */
-public interface JournalEvent {}

@@ -1,0 +1,358 @@
+package dev.parley.runtime.internal.engine;
+
+import dev.parley.runtime.internal.wire.McpNames.Methods;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.parley.runtime.CallContext;
+import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.ElicitAnswer;
+import dev.parley.runtime.Elicitation;
+import dev.parley.runtime.CallTarget;
+import dev.parley.runtime.InputAnswer;
+import dev.parley.runtime.InputQuestion;
+import dev.parley.runtime.LogLevel;
+import dev.parley.runtime.RootsAnswer;
+import dev.parley.runtime.RootsRequest;
+import dev.parley.runtime.SamplingAnswer;
+import dev.parley.runtime.SamplingRequest;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.McpException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * Runs a tool handler from the top against a recorded history (the determinism contract):
+ * recorded answers and step results are replayed, the first unanswered question ends the run.
+ */
+public final class ReplayEngine {
+  private static final Logger log = LoggerFactory.getLogger(ReplayEngine.class);
+  private static final String RESERVED_STEP_PREFIX = "parley.";
+  /** The step holding the call's seed for {@code ctx.randomUuid()} (see {@link SeededUuids}). */
+  static final String SEED_STEP = "parley.seed";
+
+  private final Executor toolExecutor;
+
+  /** @param toolExecutor the bounded executor blocking handlers run on */
+  public ReplayEngine(Executor toolExecutor) {
+    this.toolExecutor = toolExecutor;
+  }
+
+  /**
+   * One run of {@code target} over {@code history}. Blocking handlers run on the tool executor,
+   * interruptible through the environment's {@link Cancellation}; async handlers run on the
+   * calling thread. The returned stage never fails: every ending is a {@link RunOutcome}.
+   */
+  public CompletionStage<RunOutcome> run(
+      CallTarget target, JsonNode arguments, RunEnvironment environment, CallHistory history, StepJournal journal) {
+    RunContext context = new RunContext(environment, history, journal);
+    ObjectNode given = arguments instanceof ObjectNode o ? o : Json.object();
+    Cancellation cancellation = environment.cancellation();
+    Executor interruptible = work -> toolExecutor.execute(() -> cancellation.runInterruptibly(work));
+    CompletableFuture<ObjectNode> result;
+    try {
+      result = target.invoke(given, context, interruptible).toCompletableFuture();
+    } catch (RejectedExecutionException e) {
+      log.warn("tool executor refused a run of {} {}", target.method(), target.name(), e);
+      return CompletableFuture.completedFuture(new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
+          "Server busy: the tool executor is full", null)));
+    } catch (Throwable t) {
+      result = CompletableFuture.failedFuture(t);
+    }
+    return result.handle((value, failure) -> outcome(target, context, value, failure));
+  }
+
+  private static RunOutcome outcome(CallTarget target, RunContext context, ObjectNode value, Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (context.ending != null) {
+      // The run reached an unanswered question (or one the client cannot answer). Whatever the
+      // handler made of that afterwards (a catch (Throwable), an exceptionally(...)) is not an outcome.
+      cause = context.ending;
+    }
+    if (cause == null) {
+      return new RunOutcome.Completed(value);
+    }
+    if (cause instanceof RoundEnds || cause instanceof BecomesTask) {
+      context.carrySeed();
+    }
+    if (cause instanceof RoundEnds ends) {
+      synchronized (context.newSteps) {
+        return new RunOutcome.NeedsInput(ends.questions, new LinkedHashMap<>(context.newSteps));
+      }
+    }
+    if (cause instanceof BecomesTask) {
+      synchronized (context.newSteps) {
+        return new RunOutcome.BecameTask(new LinkedHashMap<>(context.newSteps));
+      }
+    }
+    if (cause instanceof MissingCapability missing) {
+      ObjectNode data = Json.object();
+      data.set("requiredCapabilities", missing.required);
+      return new RunOutcome.Failed(new ErrorObject(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
+          "Missing required client capability", data));
+    }
+    if (cause instanceof McpException mcp) {
+      return new RunOutcome.Failed(mcp.toError());
+    }
+    if (context.environment.cancellation().isCancelled()) {
+      // Expected: a cancelled handler stops by throwing (an interrupt, or its own check of isCancelled()).
+      log.debug("{} {} stopped after cancellation: {}", target.method(), target.name(), cause.toString());
+    } else {
+      log.warn("{} {} failed", target.method(), target.name(), cause);
+    }
+    ObjectNode failureResult = target.resultForFailure(cause);
+    return failureResult != null
+        ? new RunOutcome.Completed(failureResult)
+        : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null));
+  }
+
+  /**
+   * Ends a run at its first unanswered question. An {@link Error}, so that a handler's
+   * {@code catch (Exception e)} cannot swallow it.
+   */
+  private static final class RoundEnds extends Error {
+    final List<AskedQuestion> questions;
+
+    RoundEnds(List<AskedQuestion> questions) {
+      super(null, null, false, false);
+      this.questions = questions;
+    }
+  }
+
+  /** Ends a synchronous run where the handler marked the start of its task. */
+  private static final class BecomesTask extends Error {
+    BecomesTask() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** Ends a run that must ask something the client cannot answer. */
+  private static final class MissingCapability extends Error {
+    final ObjectNode required;
+
+    MissingCapability(ObjectNode required) {
+      super(null, null, false, false);
+      this.required = required;
+    }
+  }
+
+  private static final class RunContext implements CallContext {
+    private final RunEnvironment environment;
+    private final CallHistory history;
+    private final StepJournal journal;
+    private final Map<String, JsonNode> newSteps = new LinkedHashMap<>();
+    private final Map<String, String> askedThisRun = new ConcurrentHashMap<>();
+    /** The first round ending this run hit; set before it is thrown, read when the run is over. */
+    private volatile Error ending;
+    private int nowCount;
+    private int uuidCount;
+
+    RunContext(RunEnvironment environment, CallHistory history, StepJournal journal) {
+      this.environment = environment;
+      this.history = history;
+      this.journal = journal;
+    }
+
+    @Override
+    public ElicitAnswer elicit(String key, Elicitation question) {
+      return (ElicitAnswer) askAll(Map.of(key, question)).get(key);
+    }
+
+    @Override
+    public Map<String, ElicitAnswer> elicitAll(Map<String, ? extends Elicitation> questions) {
+      Map<String, ElicitAnswer> answers = new LinkedHashMap<>();
+      askAll(questions).forEach((key, answer) -> answers.put(key, (ElicitAnswer) answer));
+      return answers;
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public SamplingAnswer sample(String key, SamplingRequest request) {
+      Deprecations.warnOnce(Methods.SAMPLING_CREATE_MESSAGE);
+      return (SamplingAnswer) askAll(Map.of(key, request)).get(key);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public RootsAnswer listRoots(String key) {
+      Deprecations.warnOnce(Methods.ROOTS_LIST);
+      return (RootsAnswer) askAll(Map.of(key, new RootsRequest())).get(key);
+    }
+
+    @Override
+    public Map<String, InputAnswer> askAll(Map<String, ? extends InputQuestion> questions) {
+      refuseAfterTheRoundEnded();
+      Map<String, InputAnswer> answers = new LinkedHashMap<>();
+      List<AskedQuestion> unanswered = new ArrayList<>();
+      questions.forEach((key, question) -> {
+        AskedQuestion asked = AskedQuestion.of(key, question.toInputRequest());
+        String earlier = askedThisRun.putIfAbsent(key, asked.fingerprint());
+        if (earlier != null && !earlier.equals(asked.fingerprint())) {
+          // Two questions under one key would overwrite each other's answers and ask forever.
+          throw new IllegalStateException("question key '" + key + "' was used for two different questions; "
+              + "keys must be unique within a call");
+        }
+        CallHistory.RecordedAnswer recorded = history.answers().get(key);
+        if (recorded != null && recorded.fingerprint().equals(asked.fingerprint())) {
+          answers.put(key, InputAnswers.fromWire(question, recorded.response()));
+          return;
+        }
+        if (recorded != null) {
+          log.warn("question '{}' changed since it was answered; asking it again", key);
+        }
+        if (!question.supportedBy(environment.capabilities())) {
+          throw end(new MissingCapability(question.requiredCapability()));
+        }
+        unanswered.add(asked);
+      });
+      if (!unanswered.isEmpty()) {
+        throw end(new RoundEnds(unanswered));
+      }
+      return answers;
+    }
+
+    /** A handler that swallowed its round ending goes no further: no more questions, no more steps. */
+    private void refuseAfterTheRoundEnded() {
+      Error ended = ending;
+      if (ended != null) {
+        throw ended;
+      }
+    }
+
+    private synchronized Error end(Error ending) {
+      if (this.ending == null) {
+        this.ending = ending;
+      }
+      return ending;
+    }
+
+    @Override
+    public <T> T step(String name, Class<T> type, Supplier<T> action) {
+      if (name.startsWith(RESERVED_STEP_PREFIX)) {
+        throw new IllegalArgumentException("step names starting with '" + RESERVED_STEP_PREFIX + "' are reserved");
+      }
+      return recordedStep(name, type, action);
+    }
+
+    private <T> T recordedStep(String name, Class<T> type, Supplier<T> action) {
+      JsonNode recorded = history.steps().get(name);
+      if (recorded == null) {
+        refuseAfterTheRoundEnded();
+        synchronized (newSteps) {
+          if (newSteps.containsKey(name)) {
+            throw new IllegalStateException("step '" + name + "' ran twice in one call; step names must be unique");
+          }
+        }
+        recorded = Json.tree(action.get());
+        journal.record(name, recorded);
+        synchronized (newSteps) {
+          newSteps.put(name, recorded);
+        }
+      }
+      try {
+        return Json.MAPPER.treeToValue(recorded, type);
+      } catch (Exception e) {
+        throw new IllegalStateException("journaled result of step '" + name + "' is not a " + type.getName(), e);
+      }
+    }
+
+    @Override
+    public Instant now() {
+      return Instant.parse(recordedStep("parley.now." + nowCount++, String.class, () -> Instant.now().toString()));
+    }
+
+    @Override
+    public UUID randomUuid() {
+      int index = uuidCount++;
+      // Calls journaled before seeds existed recorded every value: those replay as recorded.
+      JsonNode recorded = history.steps().get("parley.uuid." + index);
+      return recorded != null ? UUID.fromString(recorded.asText()) : SeededUuids.derive(seed(), index);
+    }
+
+    /**
+     * The call's seed: from its history, or made in this run. A call's first round runs with no
+     * journal and its new steps, the seed among them, are journaled with the call's first event;
+     * a later round of a call that has no seed (journaled before seeds existed) journals it.
+     */
+    private synchronized String seed() {
+      JsonNode recorded = history.steps().get(SEED_STEP);
+      if (recorded == null) {
+        synchronized (newSteps) {
+          recorded = newSteps.get(SEED_STEP);
+        }
+      }
+      return recorded != null ? recorded.asText() : recordedStep(SEED_STEP, String.class, SeededUuids::newSeed);
+    }
+
+    /**
+     * A call that goes on after this run carries a seed in its new steps, so that its later
+     * rounds derive their UUIDs without a journal write.
+     */
+    private void carrySeed() {
+      if (!history.steps().containsKey(SEED_STEP)) {
+        synchronized (newSteps) {
+          newSteps.putIfAbsent(SEED_STEP, TextNode.valueOf(SeededUuids.newSeed()));
+        }
+      }
+    }
+
+    @Override
+    public void progress(double done, Double total, String message) {
+      environment.sink().progress(done, total, message);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public void log(LogLevel level, String logger, Object data) {
+      Deprecations.warnOnce("logging (notifications/message)");
+      environment.sink().log(level, logger, Json.tree(data));
+    }
+
+    @Override
+    public void becomeTask() {
+      refuseAfterTheRoundEnded();
+      if (environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK) {
+        throw end(new BecomesTask());
+      }
+    }
+
+    @Override
+    public boolean isTask() {
+      return environment.taskMode() == RunEnvironment.TaskMode.TASK;
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return environment.cancellation().isCancelled();
+    }
+
+    @Override
+    public String principal() {
+      return environment.principal();
+    }
+
+    @Override
+    public ClientCapabilities clientCapabilities() {
+      return environment.capabilities();
+    }
+  }
+}
