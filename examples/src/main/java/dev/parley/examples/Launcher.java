@@ -14,16 +14,24 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE]}:
+ * {@code java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE] [--stdio]}:
  * the demo server (port 8080, data in {@code ./data}), the conformance fixture server (port
  * 3001, the port the conformance suite's own fixture uses, data in {@code ./data/fixtures}), or
  * the journal schema migration alone. {@code --config} names a configuration file or a resource
- * such as {@code local1.conf} (a node of the loopback cluster).
+ * such as {@code local1.conf} (a node of the loopback cluster). {@code --stdio} serves MCP on
+ * stdin/stdout as well, logs to stderr and exits at the end of stdin.
  */
 public final class Launcher {
   private Launcher() {}
 
-  public static void main(String[] args) throws InterruptedException {
+  public static void main(String[] args) throws Exception {
+    boolean stdio = List.of(args).contains("--stdio");
+    java.io.PrintStream protocolOut = System.out;
+    if (stdio) {
+      // stdout carries only JSON-RPC: logs (logback.xml reads this property) and any stray print go to stderr.
+      System.setProperty("parley.log.target", "System.err");
+      System.setOut(System.err);
+    }
     LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
     if (args.length == 0 || !List.of("demo", "fixtures", "migrate").contains(args[0])) {
       usage();
@@ -42,6 +50,7 @@ public final class Launcher {
         }
         case "--data" -> data = Path.of(value(args, ++i));
         case "--config" -> config = configFrom(value(args, ++i));
+        case "--stdio" -> { }
         default -> {
           usage();
           return;
@@ -59,10 +68,21 @@ public final class Launcher {
     if (withProperties.hasPath("parley.http.port") && !portGiven) {
       port = withProperties.getInt("parley.http.port");
     }
+    if (stdio) {
+      // Pekko's own start-up lines would go to stdout; a stdio server keeps its HTTP port for
+      // what needs a browser (the demo's payment page), on a free port unless one is given.
+      config = ConfigFactory.parseString("pekko.stdout-loglevel = OFF").withFallback(config);
+      port = portGiven ? port : 0;
+    }
     long started = System.nanoTime();
     McpHttpServer server = fixtures ? startFixtures(port, data, config) : startDemo(port, data, config);
     System.out.printf("Parley %s ready in %d ms: http://127.0.0.1:%d/mcp (data in %s)%n", args[0],
         (System.nanoTime() - started) / 1_000_000, server.port(), data.toAbsolutePath());
+    if (stdio) {
+      server.serveStdio(System.in, protocolOut, "stdio:" + System.getProperty("user.name"));
+      server.close(); // end of input: the host closed our stdin
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
@@ -124,7 +144,7 @@ public final class Launcher {
   }
 
   private static void usage() {
-    System.err.println("usage: java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE]");
+    System.err.println("usage: java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE] [--stdio]");
     System.exit(2);
   }
 }

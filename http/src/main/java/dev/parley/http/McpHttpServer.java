@@ -1,6 +1,7 @@
 package dev.parley.http;
 
 import dev.parley.http.internal.McpRoutes;
+import dev.parley.http.internal.StdioTransport;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
@@ -52,6 +53,16 @@ public final class McpHttpServer implements AutoCloseable {
 
   public ParleyNode node() {
     return node;
+  }
+
+  /**
+   * Serves MCP over stdio as well (both eras, newline-delimited JSON-RPC) until {@code in} ends:
+   * the same pipeline, journal and durability as the HTTP endpoint. Blocks.
+   *
+   * @param principal who is on the other end of the pipes (every requestState and session binds to it)
+   */
+  public void serveStdio(java.io.InputStream in, java.io.OutputStream out, String principal) throws IOException {
+    new StdioTransport(node.pipeline(), principal, Materializer.matFromSystem(node.system()), out).serve(in);
   }
 
   /** Unbinds (in-flight requests get up to 5 s), then stops the node. */

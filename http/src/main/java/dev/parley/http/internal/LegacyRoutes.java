@@ -3,6 +3,7 @@ package dev.parley.http.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.SessionEntity;
+import dev.parley.actors.internal.pipeline.LegacyCalls;
 import dev.parley.actors.internal.pipeline.LegacySessions;
 import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
@@ -37,9 +38,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -133,27 +132,11 @@ final class LegacyRoutes {
 
   private CompletionStage<HttpResponse> request(HttpRequest http, JsonRpc.Message message, String principal,
       SessionEntity.SessionView session) {
-    String sessionId = sessionId(http).orElseThrow();
     try {
-      switch (message.method()) {
-        case Legacy.PING:
-          return done(result(message.id(), new Legacy.EmptyResult()));
-        case Legacy.LOGGING_SET_LEVEL:
-          return sessions.setLogLevel(sessionId, principal, message).thenApply(view -> result(message.id(), new Legacy.EmptyResult()));
-        case Legacy.RESOURCES_SUBSCRIBE:
-        case Legacy.RESOURCES_UNSUBSCRIBE:
-          return sessions.subscription(sessionId, principal, message, message.method().equals(Legacy.RESOURCES_SUBSCRIBE))
-              .thenApply(view -> result(message.id(), new Legacy.EmptyResult()));
-        case Methods.SERVER_DISCOVER:
-        case Methods.SUBSCRIPTIONS_LISTEN:
-        case Methods.TASKS_GET:
-        case Methods.TASKS_UPDATE:
-        case Methods.TASKS_CANCEL:
-          // 2026-07-28 methods; a 2025 session uses initialize, the GET stream and synchronous calls.
-          return done(error(StatusCodes.NOT_FOUND, message.id(), ErrorCodes.METHOD_NOT_FOUND,
-              "Method not found: " + message.method()));
-        default:
-          break;
+      CompletionStage<JsonRpc.Response> own = sessions.own(sessionId(http).orElseThrow(), principal, message);
+      if (own != null) {
+        return own.thenApply(response -> json(response.error() == null ? StatusCodes.OK
+            : HttpStatusTable.statusOf(McpReply.Origin.IN_BAND, response.error().code()), response));
       }
       McpRequest request = LegacySessions.request(message, principal, session);
       boolean mayAsk = message.method().equals(Methods.TOOLS_CALL) || message.method().equals(Methods.PROMPTS_GET)
@@ -164,51 +147,26 @@ final class LegacyRoutes {
       return pipeline.handle(request).thenApply(reply -> reply instanceof McpReply.InputRequired
           ? error(StatusCodes.BAD_REQUEST, message.id(), ErrorCodes.INVALID_REQUEST,
               "This call asks the user a question: send Accept: text/event-stream so the question can be sent")
-          : json(HttpStatusTable.statusOf(reply), response(reply)));
+          : json(HttpStatusTable.statusOf(reply), LegacyCalls.response(reply)));
     } catch (McpException e) {
       return done(json(StatusCodes.OK, JsonRpc.Response.error(message.id(), e.toError())));
     }
   }
 
   /**
-   * A call's SSE stream: its notifications, a server→client request per question (asked once
-   * each), and, once the answers are in and the rounds have run, its result.
+   * A call's SSE stream: its notifications, a server→client request per question, then its
+   * result ({@link LegacyCalls}). The client closing the stream stops the waiting, not the call.
    */
   private HttpResponse callStream(McpRequest request) {
     Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
         Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
-    Cancellation run = new Cancellation();       // cancelled only by the server
-    Cancellation awaiting = new Cancellation();  // the client went away: stop waiting, keep the call
-    Set<String> sent = new HashSet<>();
-    McpReply reply = pipeline.stream(request, run);
-    CompletionStage<McpReply.Final> first = reply instanceof McpReply.Stream stream
-        ? stream.notifications().runForeach(queue.first()::offer, materializer).thenCompose(done -> stream.end())
-        : CompletableFuture.completedFuture((McpReply.Final) reply);
-    first.whenComplete((end, failure) -> continueWith(request, end, failure, queue.first(), sent, awaiting));
+    Cancellation awaiting = new Cancellation();
+    pipeline.legacyCalls().run(request, queue.first()::offer, new Cancellation(), awaiting)
+        .whenComplete((done, failure) -> queue.first().complete());
     return eventStream(queue.second().watchTermination((notUsed, terminated) -> {
       PekkoStages.direct(terminated).whenComplete((ok, failure) -> awaiting.cancel());
       return NotUsed.getInstance();
     }));
-  }
-
-  private void continueWith(McpRequest request, McpReply.Final reply, Throwable failure,
-      SourceQueueWithComplete<Object> queue, Set<String> sent, Cancellation awaiting) {
-    if (failure != null || reply == null) {
-      if (!awaiting.isCancelled()) {
-        log.warn("a 2025-11-25 call stream ended without a reply", failure);
-        queue.offer(JsonRpc.Response.error(request.id(), new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null)));
-      }
-      queue.complete();
-      return;
-    }
-    if (reply instanceof McpReply.InputRequired waiting) {
-      pipeline.serverRequests().requestsFor(request, waiting, sent).forEach(queue::offer);
-      pipeline.serverRequests().next(request, waiting, awaiting)
-          .whenComplete((next, error) -> continueWith(request, next, error, queue, sent, awaiting));
-      return;
-    }
-    queue.offer(response(reply));
-    queue.complete();
   }
 
   private CompletionStage<HttpResponse> withSession(HttpRequest http, JsonNode id, String principal,
@@ -225,16 +183,6 @@ final class LegacyRoutes {
     return sessions.find(sessionId.get(), principal).thenCompose(session -> session == null
         ? done(error(StatusCodes.NOT_FOUND, id, ErrorCodes.INVALID_REQUEST, "Session not found"))
         : then.apply(session));
-  }
-
-  /** A final reply as this era writes it: results without the 2026-only members. */
-  private static JsonRpc.Response response(McpReply.Final reply) {
-    JsonRpc.Response modern = reply.response();
-    return modern.error() != null ? modern : JsonRpc.Response.result(modern.id(), Legacy.result(modern.result()));
-  }
-
-  private static HttpResponse result(JsonNode id, Object result) {
-    return json(StatusCodes.OK, JsonRpc.Response.result(id, result));
   }
 
   private static HttpResponse error(StatusCode status, JsonNode id, int code, String message) {

@@ -10,9 +10,11 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.LogLevel;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.Legacy.InitializeResult;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.japi.function.Function;
@@ -85,6 +87,31 @@ public final class LegacySessions {
     return find(sessionId, principal).thenCompose(view -> view == null
         ? java.util.concurrent.CompletableFuture.completedFuture(false)
         : ask(sessionId, replyTo -> new SessionEntity.End(principal, replyTo)).thenApply(reply -> true));
+  }
+
+  /**
+   * Answers what a session answers itself ({@code ping}, {@code logging/setLevel},
+   * {@code resources/subscribe|unsubscribe}) and refuses the 2026-only methods; null for a method
+   * the request pipeline serves.
+   */
+  public CompletionStage<JsonRpc.Response> own(String sessionId, String principal, JsonRpc.Message message) {
+    JsonNode id = message.id();
+    return switch (message.method()) {
+      case Legacy.PING -> java.util.concurrent.CompletableFuture.completedFuture(empty(id));
+      case Legacy.LOGGING_SET_LEVEL -> setLogLevel(sessionId, principal, message).thenApply(view -> empty(id));
+      case Legacy.RESOURCES_SUBSCRIBE, Legacy.RESOURCES_UNSUBSCRIBE ->
+          subscription(sessionId, principal, message, message.method().equals(Legacy.RESOURCES_SUBSCRIBE))
+              .thenApply(view -> empty(id));
+      // 2026-07-28 methods: a 2025 session uses initialize, the GET stream and synchronous calls.
+      case Methods.SERVER_DISCOVER, Methods.SUBSCRIPTIONS_LISTEN, Methods.TASKS_GET, Methods.TASKS_UPDATE,
+          Methods.TASKS_CANCEL -> java.util.concurrent.CompletableFuture.completedFuture(
+              JsonRpc.Response.error(id, Errors.methodNotFound(message.method()).toError()));
+      default -> null;
+    };
+  }
+
+  private static JsonRpc.Response empty(JsonNode id) {
+    return JsonRpc.Response.result(id, new Legacy.EmptyResult());
   }
 
   /** The pipeline request a message on {@code session} is. */

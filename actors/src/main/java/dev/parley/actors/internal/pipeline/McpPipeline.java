@@ -53,6 +53,7 @@ public final class McpPipeline {
   private final ListenRequests listen;
   private final LegacySessions sessions;
   private final ServerRequestBridge serverRequests;
+  private final LegacyCalls legacyCalls;
 
   public McpPipeline(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine,
       RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
@@ -68,6 +69,16 @@ public final class McpPipeline {
     this.listen = new ListenRequests(notifications);
     this.sessions = new LegacySessions(sharding, settings, server);
     this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings);
+    this.legacyCalls = new LegacyCalls(this);
+  }
+
+  /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
+  public LegacyCalls legacyCalls() {
+    return legacyCalls;
+  }
+
+  Materializer materializer() {
+    return materializer;
   }
 
   /** 2025-11-25 sessions. */

@@ -1,0 +1,211 @@
+package dev.parley.http.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.internal.pipeline.LegacySessions;
+import dev.parley.actors.internal.pipeline.McpPipeline;
+import dev.parley.actors.internal.pipeline.McpReply;
+import dev.parley.actors.internal.pipeline.McpRequest;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.McpException;
+import dev.parley.runtime.internal.engine.Cancellation;
+import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.internal.wire.Legacy;
+import dev.parley.runtime.internal.wire.McpNames;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.UniqueKillSwitch;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * MCP over stdio, both eras: newline-delimited JSON-RPC in, only JSON-RPC out (logs go to
+ * stderr). A message with a 2026-07-28 {@code _meta} claim is served statelessly through the same
+ * gate and pipeline as HTTP; an {@code initialize} opens the process's 2025-11-25 session, after
+ * which the session's requests, the server→client requests of waiting calls and their answers
+ * travel on the same two pipes. {@code notifications/cancelled} cancels a request (and ends a
+ * {@code subscriptions/listen}); the transport ends at end of input.
+ */
+public final class StdioTransport {
+  private static final Logger log = LoggerFactory.getLogger(StdioTransport.class);
+
+  private final McpPipeline pipeline;
+  private final String principal;
+  private final Materializer materializer;
+  private final PrintStream out;
+  /** Requests in flight, by id: what cancels them. */
+  private final Map<String, List<Cancellation>> inFlight = new ConcurrentHashMap<>();
+  /** The process's 2025-11-25 session, once {@code initialize} opened it. */
+  private volatile String sessionId;
+
+  public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, OutputStream out) {
+    this.pipeline = pipeline;
+    this.principal = principal;
+    this.materializer = materializer;
+    this.out = new PrintStream(out, false, StandardCharsets.UTF_8);
+  }
+
+  /** Serves {@code in} until it ends. */
+  public void serve(InputStream in) throws IOException {
+    try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        if (!line.isBlank()) {
+          try {
+            handle(line.getBytes(StandardCharsets.UTF_8));
+          } catch (RuntimeException e) {
+            log.error("stdio message failed", e);
+          }
+        }
+      }
+    }
+    inFlight.values().forEach(cancellations -> cancellations.forEach(Cancellation::cancel));
+  }
+
+  private void handle(byte[] line) {
+    JsonRpc.Message message;
+    try {
+      message = JsonRpc.parse(line);
+    } catch (McpException notARequest) {
+      JsonRpc.ClientResponse response = JsonRpc.responseOrNull(line);
+      if (response != null) {
+        answer(response);
+      } else {
+        write(JsonRpc.Response.error(JsonRpc.idOf(line), notARequest.toError()));
+      }
+      return;
+    }
+    if (message.isNotification()) {
+      if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
+        List<Cancellation> cancellations = inFlight.remove(key(message.params().get("requestId")));
+        if (cancellations != null) {
+          cancellations.forEach(Cancellation::cancel);
+        }
+      }
+      return;
+    }
+    boolean modern = message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION);
+    if (!modern && (message.method().equals(Legacy.INITIALIZE) || sessionId != null)) {
+      legacy(message);
+    } else {
+      modern(message);
+    }
+  }
+
+  /** A 2026-07-28 request: the gate, then the pipeline; its notifications are lines like any other. */
+  private void modern(JsonRpc.Message message) {
+    McpRequest request;
+    try {
+      request = McpRequest.from(message, principal);
+    } catch (McpException e) {
+      write(McpReply.Error.atGate(message.id(), e).response());
+      return;
+    }
+    Cancellation cancellation = track(message.id());
+    McpReply reply = pipeline.stream(request, cancellation);
+    if (!(reply instanceof McpReply.Stream stream)) {
+      finish(message.id(), cancellation, (McpReply.Final) reply);
+      return;
+    }
+    UniqueKillSwitch stop = stream.notifications()
+        .viaMat(KillSwitches.single(), Keep.right())
+        .toMat(Sink.foreach(this::write), Keep.left())
+        .run(materializer);
+    cancellation.onCancel(stop::shutdown);
+    stream.end().whenComplete((end, failure) -> finish(message.id(), cancellation, end));
+  }
+
+  private void finish(JsonNode id, Cancellation cancellation, McpReply.Final end) {
+    inFlight.remove(key(id));
+    if (!cancellation.isCancelled()) {
+      write(end != null ? end.response()
+          : JsonRpc.Response.error(id, new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null)));
+    }
+  }
+
+  /** A 2025-11-25 message: {@code initialize}, or a request of the process's session. */
+  private void legacy(JsonRpc.Message message) {
+    LegacySessions sessions = pipeline.sessions();
+    try {
+      if (message.method().equals(Legacy.INITIALIZE)) {
+        reply(message.id(), sessions.initialize(message, principal).thenApply(opened -> {
+          sessionId = opened.sessionId();
+          return JsonRpc.Response.result(message.id(), opened.result());
+        }));
+        return;
+      }
+      String session = sessionId;
+      CompletionStage<JsonRpc.Response> own = sessions.own(session, principal, message);
+      if (own != null) {
+        reply(message.id(), own);
+        return;
+      }
+      Cancellation run = track(message.id());
+      Cancellation stop = new Cancellation();
+      inFlight.get(key(message.id())).add(stop);
+      sessions.find(session, principal).thenAccept(view -> {
+        if (view == null) {
+          write(JsonRpc.Response.error(message.id(), new ErrorObject(ErrorCodes.INVALID_REQUEST, "Session not found", null)));
+          return;
+        }
+        pipeline.legacyCalls().run(LegacySessions.request(message, principal, view), this::write, run, stop)
+            .whenComplete((done, failure) -> inFlight.remove(key(message.id())));
+      });
+    } catch (McpException e) {
+      write(JsonRpc.Response.error(message.id(), e.toError()));
+    }
+  }
+
+  /** The client's answer to one of the server's requests. */
+  private void answer(JsonRpc.ClientResponse response) {
+    String session = sessionId;
+    if (session == null) {
+      return; // only a 2025-11-25 session is ever sent requests
+    }
+    pipeline.sessions().find(session, principal).thenAccept(view -> {
+      if (view != null) {
+        pipeline.serverRequests().answer(response, principal, view.capabilities());
+      }
+    });
+  }
+
+  private void reply(JsonNode id, CompletionStage<JsonRpc.Response> response) {
+    response.whenComplete((answer, failure) -> write(answer != null ? answer : JsonRpc.Response.error(id,
+        failure.getCause() instanceof McpException e ? e.toError()
+            : new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null))));
+  }
+
+  private Cancellation track(JsonNode id) {
+    Cancellation cancellation = new Cancellation();
+    inFlight.put(key(id), new java.util.concurrent.CopyOnWriteArrayList<>(List.of(cancellation)));
+    return cancellation;
+  }
+
+  private static String key(JsonNode id) {
+    return id == null ? "" : id.toString();
+  }
+
+  /** One message, one line; writes from several threads never interleave. */
+  private void write(Object message) {
+    String line = Json.write(message);
+    synchronized (out) {
+      out.print(line);
+      out.print('\n');
+      out.flush();
+    }
+  }
+}
