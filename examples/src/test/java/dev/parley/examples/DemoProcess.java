@@ -43,9 +43,7 @@ final class DemoProcess {
 
   /** Starts the demo on {@code data} with these JVM options and waits (bounded) until it is ready. */
   static DemoProcess start(Path data, List<String> jvmOptions) {
-    String java = ProcessHandle.current().info().command()
-        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
+    List<String> command = new ArrayList<>(List.of(java(), "-Xmx512m"));
     command.addAll(jvmOptions);
     command.addAll(List.of("-jar", jar().toAbsolutePath().toString(),
         "demo", "--port", "0", "--data", data.toAbsolutePath().toString()));
@@ -59,7 +57,13 @@ final class DemoProcess {
     return started;
   }
 
-  private static Path jar() {
+  /** The java of this JVM, for the processes the tests start. */
+  static String java() {
+    return ProcessHandle.current().info().command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+  }
+
+  static Path jar() {
     String configured = System.getProperty("parley.jar");
     List<Path> candidates = new ArrayList<>();
     if (configured != null) {

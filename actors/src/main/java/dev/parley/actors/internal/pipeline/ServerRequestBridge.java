@@ -58,11 +58,26 @@ public final class ServerRequestBridge {
       String key = question.getKey();
       if (alreadySent.add(key)) {
         String sealed = stateCodec.seal(waiting.callId(), waiting.round(), binding(request.principal(), key));
-        requests.add(new JsonRpc.Request(TextNode.valueOf(key + "." + sealed), question.getValue().method(),
-            question.getValue().params()));
+        String id = key + "." + sealed;
+        requests.add(new JsonRpc.Request(TextNode.valueOf(id), question.getValue().method(),
+            withElicitationId(question.getValue().params(), id)));
       }
     }
     return requests;
+  }
+
+  /**
+   * A URL-mode elicitation needs an {@code elicitationId} on 2025-11-25 (2026-07-28 dropped it);
+   * the request's id is unique per call, round and question, so it serves. Without it the
+   * TypeScript SDK v1 client rejects the request, which counts as {@code cancel}.
+   */
+  private static JsonNode withElicitationId(JsonNode params, String id) {
+    if (params == null || !params.isObject() || !"url".equals(params.path("mode").asText())) {
+      return params;
+    }
+    com.fasterxml.jackson.databind.node.ObjectNode copy = ((com.fasterxml.jackson.databind.node.ObjectNode) params).deepCopy();
+    copy.put("elicitationId", id);
+    return copy;
   }
 
   /**
