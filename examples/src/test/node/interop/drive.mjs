@@ -78,7 +78,7 @@ async function makeTransport() {
     const [java, jar, data] = where;
     // The server's logs go to its stderr, which this process passes on to the test's log file.
     return new StdioClientTransport({
-      command: java, args: ['-Xmx256m', '-jar', jar, 'demo', '--stdio', '--data', data], stderr: 'inherit',
+      command: java, args: ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-jar', jar, 'demo', '--stdio', '--data', data], stderr: 'inherit',
     });
   }
   throw new Error(`unknown transport ${transportKind}`);
