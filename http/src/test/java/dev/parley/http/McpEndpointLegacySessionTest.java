@@ -106,6 +106,25 @@ class McpEndpointLegacySessionTest {
   }
 
   @Test
+  void aUrlQuestionCarriesTheElicitationIdThe2025SchemaRequires() {
+    String session = initialize(VERSION, "alice", "{\"elicitation\":{\"form\":{},\"url\":{}}}")
+        .headers().firstValue("mcp-session-id").orElseThrow();
+    ObjectNode call = request(11, "tools/call", Json.object().put("name", "pay_online")
+        .set("arguments", Json.object().put("cents", 250)));
+    try (SseConnection stream = SseConnection.open(server.port(), call, headers(session, "alice", true))) {
+      JsonNode question = stream.nextMessage();
+      assertEquals("url", question.at("/params/mode").asText(), question::toString);
+      assertEquals(question.path("id").asText(), question.at("/params/elicitationId").asText(), question::toString);
+
+      ObjectNode answer = Json.object().put("jsonrpc", "2.0");
+      answer.set("id", question.path("id"));
+      answer.set("result", Json.object().put("action", "accept"));
+      assertEquals(202, post(session, answer, "alice").status());
+      assertEquals("Payment page opened.", stream.nextMessage().at("/result/content/0/text").asText());
+    }
+  }
+
+  @Test
   void anAnswerFromAnotherPrincipalIsIgnored() {
     String session = session("alice");
     ObjectNode call = request(11, "tools/call", Json.object().put("name", "greet")
@@ -146,8 +165,12 @@ class McpEndpointLegacySessionTest {
   // --- helpers --------------------------------------------------------------------------
 
   private static McpTestClient.Reply initialize(String version, String principal) {
+    return initialize(version, principal, "{\"elicitation\":{}}");
+  }
+
+  private static McpTestClient.Reply initialize(String version, String principal, String capabilities) {
     ObjectNode params = Json.object().put("protocolVersion", version);
-    params.set("capabilities", Json.parse("{\"elicitation\":{}}"));
+    params.set("capabilities", Json.parse(capabilities));
     params.set("clientInfo", Json.object().put("name", "legacy-test").put("version", "1"));
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("Content-Type", "application/json");
