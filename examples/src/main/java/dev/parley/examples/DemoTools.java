@@ -86,10 +86,13 @@ public final class DemoTools {
   public record CreateInvoice(@Description("Who the invoice is for") String client,
                               @Description("Amount in the invoice currency") double amount) {}
 
+  // snippet: create_invoice_scopes
   ToolDefinition<CreateInvoice> createInvoice() {
     return ToolDefinition.tool("create_invoice", CreateInvoice.class)
         .title("Create an invoice")
         .description("Creates an invoice; asks for the currency.")
+        .requiredScopes("invoice:write") // with parley.auth on, only tokens with this scope see and call it
+        // end snippet
         .handler((args, ctx) -> {
           ElicitAnswer answer = ctx.elicit("currency", Elicitation.form("Which currency should the invoice for "
                   + args.client() + " use?")
@@ -134,6 +137,7 @@ public final class DemoTools {
         .description("Books the venue: offers another date when the one asked for is taken, takes a deposit "
             + "on a payment page (URL elicitation), then writes the contract (as a task, for clients that "
             + "declare the tasks extension).")
+        .requiredScopes("venue:book")
         .taskSupport(TaskSupport.OPTIONAL)
         .handler(this::bookVenue);
   }

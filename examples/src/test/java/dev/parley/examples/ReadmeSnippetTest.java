@@ -31,4 +31,11 @@ class ReadmeSnippetTest {
     }
     assertTrue(found > 0, "DemoTools.java has no marked snippet");
   }
+
+  @Test
+  void readmeShowsTheAuthDemoConfigurationAsShipped() throws Exception {
+    String readme = Files.readString(Path.of("../README.md"));
+    String conf = Files.readString(Path.of("src/main/resources/auth-demo.conf"));
+    assertTrue(readme.contains(conf), "README.md must contain src/main/resources/auth-demo.conf verbatim");
+  }
 }

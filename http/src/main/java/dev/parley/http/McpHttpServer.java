@@ -6,6 +6,10 @@ import dev.parley.http.internal.StdioTransport;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
+import dev.parley.http.auth.AuthSettings;
+import dev.parley.http.auth.OAuthResourceServer;
+import dev.parley.http.auth.ProtectedResourceRoutes;
+import dev.parley.http.auth.RequestAuthorization;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.state.RequestStateKey;
@@ -115,6 +119,7 @@ public final class McpHttpServer implements AutoCloseable {
       return this;
     }
 
+    /** Who a caller is when {@code parley.auth} is off (with it on, the access token says). */
     public Builder principals(PrincipalResolver principals) {
       this.principals = principals;
       return this;
@@ -133,10 +138,17 @@ public final class McpHttpServer implements AutoCloseable {
           ? database : JournalDatabase.fromConfig(ConfigFactory.load(overrides), dataDirectory);
       Config effective = ParleyNode.effectiveConfig(overrides, journal);
       HttpSettings settings = HttpSettings.from(effective);
+      AuthSettings auth = AuthSettings.from(effective);
       ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
       try {
-        McpRoutes mcp = new McpRoutes(node.pipeline(), settings, principals, Materializer.matFromSystem(node.system()));
+        RequestAuthorization authorization = auth.enabled()
+            ? new OAuthResourceServer(auth, definition) : RequestAuthorization.open(principals);
+        McpRoutes mcp = new McpRoutes(node.pipeline(), settings, authorization, Materializer.matFromSystem(node.system()));
         Route route = mcp.route();
+        if (auth.enabled()) {
+          route = route.orElse(new ProtectedResourceRoutes(auth).route());
+          log.info("OAuth resource server for {}, tokens from {}", auth.resource(), auth.authorizationServers());
+        }
         for (Function<ParleyNode, Route> extra : extraRoutes) {
           route = route.orElse(extra.apply(node));
         }

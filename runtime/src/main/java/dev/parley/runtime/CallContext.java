@@ -86,8 +86,12 @@ public interface CallContext {
   /** True once the client has gone away (it closed the stream) or the call was cancelled. */
   boolean isCancelled();
 
-  /** The authenticated principal the call runs for. */
-  String principal();
+  /**
+   * Who the call runs for: issuer and subject of the caller's access token, with the client id,
+   * scopes and claims of this round's token (a task's background run: issuer and subject only);
+   * {@link Principal#ANONYMOUS} with authorization off.
+   */
+  Principal principal();
 
   /** What this round's request declared it can answer. */
   ClientCapabilities clientCapabilities();

@@ -69,6 +69,8 @@ public final class PromptDefinition implements CallTarget {
     Result get(Map<String, String> arguments, CallContext context) throws Exception;
   }
 
+  private final java.util.Set<String> requiredScopes;
+
   private PromptDefinition(Builder builder, PromptHandler handler) {
     this.name = builder.name;
     this.title = builder.title;
@@ -76,6 +78,12 @@ public final class PromptDefinition implements CallTarget {
     this.arguments = List.copyOf(builder.arguments);
     this.completers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.completers));
     this.handler = handler;
+    this.requiredScopes = builder.requiredScopes;
+  }
+
+  /** OAuth scopes a caller needs for this prompt; empty when only the server-wide ones apply. */
+  public java.util.Set<String> requiredScopes() {
+    return requiredScopes;
   }
 
   public static Builder prompt(String name) {
@@ -140,6 +148,7 @@ public final class PromptDefinition implements CallTarget {
     private final String name;
     private String title;
     private String description;
+    private java.util.Set<String> requiredScopes = java.util.Set.of();
     private final List<Argument> arguments = new ArrayList<>();
     private final Map<String, Completer> completers = new LinkedHashMap<>();
 
@@ -165,6 +174,15 @@ public final class PromptDefinition implements CallTarget {
     /** Suggests values for an argument in {@code completion/complete}. */
     public Builder completion(String argument, Completer completer) {
       completers.put(argument, completer);
+      return this;
+    }
+
+    /**
+     * OAuth scopes a caller's token must carry to use this prompt (with authorization on): a
+     * token without them gets the 403 step-up challenge, and lists leave the prompt out.
+     */
+    public Builder requiredScopes(String... scopes) {
+      this.requiredScopes = RequiredScopes.of(scopes);
       return this;
     }
 

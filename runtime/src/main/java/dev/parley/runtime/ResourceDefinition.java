@@ -42,6 +42,8 @@ public final class ResourceDefinition {
     List<ResourceContents> read(ReadRequest request, CallContext context) throws Exception;
   }
 
+  private final java.util.Set<String> requiredScopes;
+
   private ResourceDefinition(Builder builder, ResourceHandler handler) {
     this.uriOrTemplate = builder.uriOrTemplate;
     this.template = builder.template;
@@ -51,6 +53,7 @@ public final class ResourceDefinition {
     this.mimeType = builder.mimeType;
     this.completers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.completers));
     this.handler = handler;
+    this.requiredScopes = builder.requiredScopes;
     Matcher variable = VARIABLE.matcher(uriOrTemplate);
     StringBuilder regex = new StringBuilder();
     List<String> names = new java.util.ArrayList<>();
@@ -78,6 +81,11 @@ public final class ResourceDefinition {
   /** A family of resources named by an RFC 6570 level-1 template, e.g. {@code file:///{path}}. */
   public static Builder template(String uriTemplate, String name) {
     return new Builder(uriTemplate, true, name);
+  }
+
+  /** OAuth scopes a caller needs for this resource; empty when only the server-wide ones apply. */
+  public java.util.Set<String> requiredScopes() {
+    return requiredScopes;
   }
 
   public boolean isTemplate() {
@@ -159,6 +167,7 @@ public final class ResourceDefinition {
     private String title;
     private String description;
     private String mimeType;
+    private java.util.Set<String> requiredScopes = java.util.Set.of();
     private final Map<String, Completer> completers = new LinkedHashMap<>();
 
     private Builder(String uriOrTemplate, boolean template, String name) {
@@ -185,6 +194,15 @@ public final class ResourceDefinition {
     /** Suggests values for a template variable in {@code completion/complete}. */
     public Builder completion(String variable, Completer completer) {
       completers.put(variable, completer);
+      return this;
+    }
+
+    /**
+     * OAuth scopes a caller's token must carry to use this resource (with authorization on): a
+     * token without them gets the 403 step-up challenge, and lists leave the resource out.
+     */
+    public Builder requiredScopes(String... scopes) {
+      this.requiredScopes = RequiredScopes.of(scopes);
       return this;
     }
 

@@ -37,6 +37,8 @@ public final class ToolDefinition<A> implements CallTarget {
   private final TaskSupport taskSupport;
   private final java.time.Duration taskBudget;
 
+  private final java.util.Set<String> requiredScopes;
+
   private ToolDefinition(Builder<A> builder, ToolHandler<A> blocking, AsyncToolHandler<A> async) {
     this.name = builder.name;
     this.title = builder.title;
@@ -50,6 +52,7 @@ public final class ToolDefinition<A> implements CallTarget {
     this.compiledInputSchema = JsonSchemas.compile(inputSchema);
     this.taskSupport = builder.taskSupport;
     this.taskBudget = builder.taskBudget;
+    this.requiredScopes = builder.requiredScopes;
   }
 
   public static <A> Builder<A> tool(String name, Class<A> argumentsRecord) {
@@ -122,6 +125,11 @@ public final class ToolDefinition<A> implements CallTarget {
     return ToolResult.error("Tool " + name + " failed: " + failure.getMessage()).toWire();
   }
 
+  /** OAuth scopes a caller needs for this tool; empty when only the server-wide ones apply. */
+  public java.util.Set<String> requiredScopes() {
+    return requiredScopes;
+  }
+
   public ObjectNode inputSchema() {
     return inputSchema;
   }
@@ -164,6 +172,7 @@ public final class ToolDefinition<A> implements CallTarget {
     private ToolAnnotations annotations;
     private TaskSupport taskSupport = TaskSupport.FORBIDDEN;
     private java.time.Duration taskBudget;
+    private java.util.Set<String> requiredScopes = java.util.Set.of();
 
     private Builder(String name, Class<A> argumentsType, ObjectNode inputSchema) {
       if (name == null || !NAME.matcher(name).matches()) {
@@ -209,6 +218,15 @@ public final class ToolDefinition<A> implements CallTarget {
     public Builder<A> taskBudget(java.time.Duration budget) {
       this.taskSupport = TaskSupport.OPTIONAL;
       this.taskBudget = java.util.Objects.requireNonNull(budget);
+      return this;
+    }
+
+    /**
+     * OAuth scopes a caller's token must carry to use this tool (with authorization on): a
+     * token without them gets the 403 step-up challenge, and lists leave the tool out.
+     */
+    public Builder<A> requiredScopes(String... scopes) {
+      this.requiredScopes = RequiredScopes.of(scopes);
       return this;
     }
 

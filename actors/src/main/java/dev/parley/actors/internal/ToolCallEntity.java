@@ -12,6 +12,7 @@ import dev.parley.persistence.internal.CallEvent.CallStarted;
 import dev.parley.persistence.internal.CallEvent.InputRequested;
 import dev.parley.persistence.internal.CallEvent.StepRecorded;
 import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.Principal;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.internal.engine.AnswerValidation;
@@ -76,10 +77,19 @@ public final class ToolCallEntity
       String method, String name, ObjectNode arguments, String principal, Map<String, JsonNode> steps,
       List<AskedQuestion> questions, ActorRef<Reply> replyTo) implements Command {}
 
-  /** A retry: answers to the questions of {@code round}. */
+  /**
+   * A retry: answers to the questions of {@code round}. {@code principal} is the binding key;
+   * {@code caller} the whole principal of the retry's token, for {@code ctx.principal()}.
+   */
   public record SubmitAnswers(
-      int round, ObjectNode inputResponses, String principal, ObjectNode capabilities, boolean mayBecomeTask,
-      ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo) implements Command {}
+      int round, ObjectNode inputResponses, String principal, Principal caller, ObjectNode capabilities,
+      boolean mayBecomeTask, ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo) implements Command {
+
+    public SubmitAnswers(int round, ObjectNode inputResponses, String principal, ObjectNode capabilities,
+        boolean mayBecomeTask, ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo) {
+      this(round, inputResponses, principal, Principal.fromId(principal), capabilities, mayBecomeTask, notices, replyTo);
+    }
+  }
 
   /**
    * A 2025-11-25 client's answer to one server→client request: the answer to {@code key} if it is
@@ -319,7 +329,7 @@ public final class ToolCallEntity
       return;
     }
     Cancellation cancellation = new Cancellation();
-    RunEnvironment environment = new RunEnvironment(command.principal(), ClientCapabilities.of(command.capabilities()),
+    RunEnvironment environment = new RunEnvironment(command.caller(), ClientCapabilities.of(command.capabilities()),
         command.notices() == null ? RunEnvironment.RequestSink.NONE : new ForwardingSink(command.notices()), cancellation,
         command.mayBecomeTask() ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
     ActorRef<Command> self = context.getSelf();

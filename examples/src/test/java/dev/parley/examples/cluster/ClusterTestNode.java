@@ -74,6 +74,11 @@ public final class ClusterTestNode {
     node.put("pekko.cluster.seed-nodes", seedNodes);
     // The real cluster profile underneath: journal, shared key, split-brain resolver.
     Config config = ConfigFactory.parseMap(node).withFallback(ConfigFactory.parseResourcesAnySyntax("cluster"));
+    // ClusterAuthIT: a parley.auth block (HOCON) on top, so every node is an OAuth resource server.
+    String auth = System.getenv("PARLEY_AUTH_CONFIG");
+    if (auth != null && !auth.isBlank()) {
+      config = ConfigFactory.parseString(auth).withFallback(config);
+    }
 
     AtomicReference<ActorSystem<?>> system = new AtomicReference<>();
     Tools tools = new Tools(name, effects, system);

@@ -6,6 +6,8 @@ import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.http.HttpSettings;
 import dev.parley.http.PrincipalResolver;
+import dev.parley.http.auth.RequestAuthorization;
+import dev.parley.runtime.Principal;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.engine.Cancellation;
@@ -36,16 +38,21 @@ public final class McpRoutes extends AllDirectives {
 
   private final McpPipeline pipeline;
   private final HttpSettings settings;
-  private final PrincipalResolver principals;
+  private final RequestAuthorization authorization;
   private final Materializer materializer;
   private final EdgeChecks checks;
   private final HttpReplies replies;
   private final LegacyRoutes legacy;
 
   public McpRoutes(McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
+    this(pipeline, settings, RequestAuthorization.open(principals), materializer);
+  }
+
+  public McpRoutes(McpPipeline pipeline, HttpSettings settings, RequestAuthorization authorization,
+      Materializer materializer) {
     this.pipeline = pipeline;
     this.settings = settings;
-    this.principals = principals;
+    this.authorization = authorization;
     this.materializer = materializer;
     this.checks = new EdgeChecks(settings, pipeline.server());
     this.replies = new HttpReplies(settings.keepAlive());
@@ -61,9 +68,15 @@ public final class McpRoutes extends AllDirectives {
     if (!checks.hostAndOriginAllowed(request)) {
       return done(HttpReplies.refusal(Refusal.NOT_ALLOWED_HOST_OR_ORIGIN, "Forbidden: Host or Origin not allowed"));
     }
+    // issue 12: authorization (401/403 challenges, rate limits) before anything else is read or parsed
+    return PekkoStages.direct(authorization.admit(request)).thenCompose(admission -> admission.isRefused()
+        ? done(admission.refusal()) : handleAdmitted(request, admission.principal()));
+  }
+
+  private CompletionStage<HttpResponse> handleAdmitted(HttpRequest request, Principal principal) {
     boolean getOrDelete = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.DELETE);
     if (getOrDelete && LegacyRoutes.sessionId(request).isPresent()) {
-      return legacy.getOrDelete(request, principals.principalOf(request));
+      return legacy.getOrDelete(request, principal.id());
     }
     if (!request.method().equals(HttpMethods.POST)) {
       return done(HttpReplies.refusal(Refusal.METHOD_NOT_POST, null).addHeader(Allow.create(HttpMethods.POST)));
@@ -76,7 +89,7 @@ public final class McpRoutes extends AllDirectives {
     }
     return PekkoStages.direct(request.entity().withSizeLimit(settings.maxBodyBytes())
             .toStrict(BODY_READ_TIMEOUT_MS, materializer))
-        .thenCompose(strict -> handleBody(request, strict.getData().toArray()))
+        .thenCompose(strict -> handleBody(request, strict.getData().toArray(), principal))
         .exceptionally(failure -> {
           Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
           return cause instanceof EntityStreamSizeException
@@ -85,7 +98,7 @@ public final class McpRoutes extends AllDirectives {
         });
   }
 
-  private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body) {
+  private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body, Principal principal) {
     McpRequest request;
     try {
       JsonRpc.Message message;
@@ -97,17 +110,19 @@ public final class McpRoutes extends AllDirectives {
         if (response == null) {
           throw notARequest;
         }
-        return legacy.answer(http, response, principals.principalOf(http));
+        return legacy.answer(http, response, principal.id());
       }
       if (LegacyRoutes.owns(http, message)) {
-        return legacy.post(http, message, principals.principalOf(http));
+        // issue 12: a 2025 message names its target only in the body, so its scopes are checked here
+        java.util.Optional<HttpResponse> refused = authorization.refuseByBody(principal, message);
+        return refused.isPresent() ? done(refused.get()) : legacy.post(http, message, principal.id());
       }
       if (message.isNotification()) {
         // Core 2026-07-28 defines no client notifications over HTTP; accept and ignore.
         return done(HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null));
       }
       EdgeChecks.checkVersionHeader(http, message.params());
-      request = McpRequest.from(message, principals.principalOf(http));
+      request = McpRequest.from(message, principal);
       checks.checkHeaders(http, request);
     } catch (McpException e) {
       return done(HttpReplies.json(McpReply.Error.atGate(JsonRpc.idOf(body), e)));
@@ -116,11 +131,14 @@ public final class McpRoutes extends AllDirectives {
     if (listen || (request.wantsNotifications() && EdgeChecks.acceptsEventStream(http))) {
       Cancellation cancellation = new Cancellation();
       McpReply reply = pipeline.stream(request, cancellation);
+      McpRequest admitted = request;
       return done(reply instanceof McpReply.Stream stream
-          ? replies.eventStream(stream, cancellation)
-          : HttpReplies.json((McpReply.Final) reply));
+          ? replies.eventStream(new McpReply.Stream(stream.notifications(),
+              stream.end().thenApply(end -> authorization.visible(admitted, end))), cancellation) // issue 12
+          : HttpReplies.json(authorization.visible(request, (McpReply.Final) reply)));
     }
-    return pipeline.handle(request).thenApply(HttpReplies::json);
+    McpRequest admitted = request;
+    return pipeline.handle(request).thenApply(reply -> HttpReplies.json(authorization.visible(admitted, reply))); // issue 12
   }
 
   private static <T> CompletionStage<T> done(T value) {

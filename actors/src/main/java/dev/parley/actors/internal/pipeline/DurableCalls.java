@@ -77,7 +77,8 @@ final class DurableCalls {
     if (target.taskSupport() == TaskSupport.REQUIRED && !tasksDeclared) {
       throw Errors.tasksExtensionRequired();
     }
-    RunEnvironment environment = new RunEnvironment(request.principal(), request.capabilities(), sink, cancellation,
+    // issue 12: the whole principal (scopes, claims) reaches ctx.principal() in the first round
+    RunEnvironment environment = new RunEnvironment(request.caller(), request.capabilities(), sink, cancellation,
         target.taskSupport() != TaskSupport.FORBIDDEN && tasksDeclared
             ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
     String requestState = request.stringParam("requestState");
@@ -181,7 +182,8 @@ final class DurableCalls {
     environment.cancellation().onCancel(() -> entity(callId).tell(new ToolCallEntity.CancelRound(round)));
     CompletionStage<ToolCallEntity.Reply> reply = EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
         entity(callId), replyTo -> new ToolCallEntity.SubmitAnswers(
-            round, inputResponses, request.principal(), environment.capabilities().declared(), mayBecomeTask,
+            round, inputResponses, request.principal(), request.caller(), // issue 12: the retry's whole principal
+            environment.capabilities().declared(), mayBecomeTask,
             relay == null ? null : relay.narrow(), replyTo),
         settings.askAttemptTimeout(), settings.askTimeout());
     reply.whenComplete((answer, failure) -> RoundNoticeRelay.stop(relay));

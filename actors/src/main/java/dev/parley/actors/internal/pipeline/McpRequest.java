@@ -9,6 +9,7 @@ import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.McpNames;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.Principal;
 
 /**
  * A request that passed the stateless gate: it names a supported protocol version and declares
@@ -16,10 +17,21 @@ import dev.parley.runtime.McpException;
  */
 public record McpRequest(
     JsonNode id, String method, ObjectNode params, String protocolVersion, ClientCapabilities capabilities,
-    String principal, JsonNode progressToken, LogLevel logLevel) {
+    String principal, JsonNode progressToken, LogLevel logLevel, Principal caller) {
+
+  /** {@code principal} is the binding key ({@link Principal#id()}); {@code caller} the whole principal. */
+  public McpRequest(JsonNode id, String method, ObjectNode params, String protocolVersion,
+      ClientCapabilities capabilities, String principal, JsonNode progressToken, LogLevel logLevel) {
+    this(id, method, params, protocolVersion, capabilities, principal, progressToken, logLevel,
+        Principal.fromId(principal));
+  }
+
+  public static McpRequest from(JsonRpc.Message message, String principal) {
+    return from(message, Principal.fromId(principal));
+  }
 
   /** Applies the gate: -32602 for missing {@code _meta} keys, -32022 for an unsupported version. */
-  public static McpRequest from(JsonRpc.Message message, String principal) {
+  public static McpRequest from(JsonRpc.Message message, Principal caller) {
     JsonNode meta = message.params().get("_meta");
     if (meta == null || !meta.isObject()) {
       throw McpException.invalidParams("Missing params._meta with " + Meta.PROTOCOL_VERSION
@@ -47,7 +59,7 @@ public record McpRequest(
           "Unknown log level in params._meta[\"" + Meta.LOG_LEVEL + "\"]: " + level));
     }
     return new McpRequest(message.id(), message.method(), message.params(), version.asText(),
-        ClientCapabilities.of(capabilities), principal, progressToken, logLevel);
+        ClientCapabilities.of(capabilities), caller.id(), progressToken, logLevel, caller);
   }
 
   /**

@@ -346,7 +346,7 @@ public final class ReplayEngine {
     }
 
     @Override
-    public String principal() {
+    public dev.parley.runtime.Principal principal() {
       return environment.principal();
     }
 

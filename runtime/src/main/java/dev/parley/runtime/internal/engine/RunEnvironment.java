@@ -3,10 +3,11 @@ package dev.parley.runtime.internal.engine;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.LogLevel;
+import dev.parley.runtime.Principal;
 
 /** What one run knows of the request it serves, and where its notifications go. */
 public record RunEnvironment(
-    String principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation, TaskMode taskMode) {
+    Principal principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation, TaskMode taskMode) {
 
   /** How {@code ctx.becomeTask()} behaves in this run. */
   public enum TaskMode {
@@ -18,12 +19,22 @@ public record RunEnvironment(
     TASK
   }
 
-  public RunEnvironment(String principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation) {
+  /** A run for a stored binding key (a later round, a task's background run): issuer and subject only. */
+  public RunEnvironment(String principalId, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation,
+      TaskMode taskMode) {
+    this(Principal.fromId(principalId), capabilities, sink, cancellation, taskMode);
+  }
+
+  public RunEnvironment(String principalId, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation) {
+    this(principalId, capabilities, sink, cancellation, TaskMode.SYNCHRONOUS);
+  }
+
+  public RunEnvironment(Principal principal, ClientCapabilities capabilities, RequestSink sink, Cancellation cancellation) {
     this(principal, capabilities, sink, cancellation, TaskMode.SYNCHRONOUS);
   }
 
-  public static RunEnvironment of(String principal, ClientCapabilities capabilities) {
-    return new RunEnvironment(principal, capabilities, RequestSink.NONE, new Cancellation());
+  public static RunEnvironment of(String principalId, ClientCapabilities capabilities) {
+    return new RunEnvironment(principalId, capabilities, RequestSink.NONE, new Cancellation());
   }
 
   /**

@@ -175,7 +175,7 @@ class ReplayEngineTest {
   @Test
   void aOneRoundToolCompletes() throws Exception {
     ToolDefinition<Release> tool = ToolDefinition.tool("status", Release.class)
-        .handler((release, ctx) -> ToolResult.text(release.service() + " is up for " + ctx.principal()));
+        .handler((release, ctx) -> ToolResult.text(release.service() + " is up for " + ctx.principal().id()));
 
     RunOutcome outcome = run(tool, args("{\"service\":\"billing\"}"), CallHistory.EMPTY);
 

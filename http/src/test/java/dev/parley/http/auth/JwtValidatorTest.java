@@ -1,0 +1,110 @@
+package dev.parley.http.auth;
+
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpServer;
+import com.typesafe.config.ConfigFactory;
+import dev.parley.http.testing.AuthorizationServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Date;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The key set is fetched over real HTTP, cached, and refetched for unknown kids only within the rate limit. */
+class JwtValidatorTest {
+  private static final String RESOURCE = "http://127.0.0.1:8080/mcp";
+
+  private HttpServer jwks;
+  private final AtomicInteger fetches = new AtomicInteger();
+  private final AtomicReference<JWKSet> served = new AtomicReference<>();
+  private String issuer;
+
+  @BeforeEach
+  void serveKeys() throws Exception {
+    jwks = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    jwks.createContext("/jwks", exchange -> {
+      fetches.incrementAndGet();
+      byte[] body = served.get().toString(true).getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    jwks.start();
+    issuer = "http://127.0.0.1:" + jwks.getAddress().getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    jwks.stop(0);
+  }
+
+  private JwtValidator validator(String refetchInterval) {
+    return new JwtValidator(AuthSettings.from(ConfigFactory.parseString("""
+        parley.auth {
+          enabled = true
+          resource = "%s"
+          authorization-servers = ["%s"]
+          issuers = [{ issuer = "%s", jwks-uri = "%s/jwks" }]
+          jwks.refetch-interval = %s
+        }
+        """.formatted(RESOURCE, issuer, issuer, issuer, refetchInterval)).withFallback(ConfigFactory.load())));
+  }
+
+  @Test
+  void keysAreCachedAndUnknownKidsRefetchThemOnlyWithinTheRateLimit() throws Exception {
+    RSAKey key = AuthorizationServer.newKey("key-1");
+    served.set(new JWKSet(key));
+    JwtValidator validator = validator("2m");
+
+    for (int i = 0; i < 5; i++) {
+      assertTrue(validator.validate(token(key)).isPresent());
+    }
+    assertEquals(1, fetches.get(), "the key set is fetched once and cached");
+
+    for (int i = 0; i < 20; i++) {
+      assertTrue(validator.validate(token(AuthorizationServer.newKey("random-" + i))).isEmpty());
+    }
+    // nimbus keeps two fetches per interval: one for a background refresh, one for a rotation.
+    assertTrue(fetches.get() <= 3, "20 unknown kids fetched the key set " + fetches.get() + " times");
+  }
+
+  @Test
+  void aRotatedKeyIsFoundWithoutARestart() throws Exception {
+    RSAKey first = AuthorizationServer.newKey("key-1");
+    served.set(new JWKSet(first));
+    JwtValidator validator = validator("1s");
+    assertTrue(validator.validate(token(first)).isPresent());
+
+    RSAKey second = AuthorizationServer.newKey("key-2");
+    served.set(new JWKSet(second));
+
+    assertTrue(validator.validate(token(second)).isPresent());
+    assertEquals(2, fetches.get());
+  }
+
+  private String token(RSAKey key) throws Exception {
+    Instant now = Instant.now();
+    SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID())
+        .type(new JOSEObjectType("at+jwt")).build(),
+        new JWTClaimsSet.Builder().issuer(issuer).subject("alice").audience(RESOURCE)
+            .issueTime(Date.from(now)).expirationTime(Date.from(now.plusSeconds(60))).build());
+    jwt.sign(new RSASSASigner(key));
+    return jwt.serialize();
+  }
+}
