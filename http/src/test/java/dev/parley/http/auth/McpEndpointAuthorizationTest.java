@@ -333,6 +333,51 @@ class McpEndpointAuthorizationTest {
     assertTrue(challenge(reply).contains("scope=\"mcp:tools\""), challenge(reply));
   }
 
+  // --- 2025-11-25 sessions ----------------------------------------------------------------
+
+  @Test
+  void aSessionNeedsATokenAndItsToolCallsNeedTheToolsScope() throws Exception {
+    String reader = authorizationServer.clientCredentialsToken("reader", "mcp:tools");
+    ObjectNode initialize = legacyRequest(0, "initialize", Json.object().put("protocolVersion", "2025-11-25")
+        .<ObjectNode>set("capabilities", Json.object())
+        .set("clientInfo", Json.object().put("name", "legacy").put("version", "1")));
+
+    assertEquals(401, client.post(Json.write(initialize), legacyHeaders(null, null)).status());
+    Reply opened = client.post(Json.write(initialize), legacyHeaders(null, reader));
+    assertEquals(200, opened.status(), opened.body());
+    String session = opened.headers().firstValue("mcp-session-id").orElseThrow();
+
+    Reply whoami = client.post(Json.write(legacyRequest(1, "tools/call",
+        Json.object().put("name", "whoami").set("arguments", Json.object()))), legacyHeaders(session, reader));
+    Reply book = client.post(Json.write(legacyRequest(2, "tools/call",
+        Json.object().put("name", "book").set("arguments", Json.object()))), legacyHeaders(session, reader));
+
+    assertEquals(200, whoami.status(), whoami.body());
+    assertTrue(whoami.body().contains(authorizationServer.issuer() + "#reader"), whoami.body());
+    assertEquals(403, book.status(), book.body());
+    assertTrue(challenge(book).contains("scope=\"mcp:tools venue:book\""), challenge(book));
+  }
+
+  private static ObjectNode legacyRequest(int id, String method, ObjectNode params) {
+    ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", id).put("method", method);
+    message.set("params", params);
+    return message;
+  }
+
+  private static Map<String, String> legacyHeaders(String session, String token) {
+    Map<String, String> headers = new java.util.LinkedHashMap<>();
+    headers.put("Content-Type", "application/json");
+    headers.put("Accept", "application/json, text/event-stream");
+    if (session != null) {
+      headers.put("Mcp-Session-Id", session);
+      headers.put("MCP-Protocol-Version", "2025-11-25");
+    }
+    if (token != null) {
+      headers.put("Authorization", "Bearer " + token);
+    }
+    return headers;
+  }
+
   // --- principal isolation ---------------------------------------------------------------
 
   @Test
