@@ -15,6 +15,7 @@ import dev.parley.persistence.internal.JournalQueries;
 import dev.parley.persistence.internal.JournalRetention;
 import dev.parley.persistence.JournalSchema;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
@@ -86,7 +87,8 @@ public final class ParleyNode implements AutoCloseable {
       cluster.manager().tell(Join.create(cluster.selfMember().address()));
     }
     ExecutorService toolExecutor = Executors.newFixedThreadPool(settings.toolExecutorThreads(), threads("parley-tool"));
-    ReplayEngine engine = new ReplayEngine(toolExecutor);
+    ReplayEngine engine = new ReplayEngine(toolExecutor,
+        new FailureReports(effective.getBoolean("parley.show-failure-details")));
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(ToolCallEntity.ENTITY_TYPE_KEY, entityContext ->
         ToolCallEntity.create(entityContext.getEntityId(), entityContext.getShard(), server, engine, toolExecutor,

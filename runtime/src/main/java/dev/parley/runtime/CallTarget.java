@@ -28,9 +28,11 @@ public interface CallTarget {
 
   /**
    * The wire result when the handler threw something unexpected (a tool reports an
-   * {@code isError} result), or null when that is a JSON-RPC internal error.
+   * {@code isError} result), or null when that is a JSON-RPC internal error. The client sees
+   * only the error {@code reference} the failure was logged under, and {@code detail} when the
+   * development switch {@code parley.show-failure-details} is on (null otherwise).
    */
-  ObjectNode resultForFailure(Throwable failure);
+  ObjectNode resultForFailure(String reference, String detail);
 
   /** Whether this target may run as a task; only tools can. */
   default TaskSupport taskSupport() {

@@ -140,7 +140,7 @@ public final class PromptDefinition implements CallTarget {
   }
 
   @Override
-  public ObjectNode resultForFailure(Throwable failure) {
+  public ObjectNode resultForFailure(String reference, String detail) {
     return null;
   }
 

@@ -154,7 +154,7 @@ public final class ResourceDefinition {
       }
 
       @Override
-      public ObjectNode resultForFailure(Throwable failure) {
+      public ObjectNode resultForFailure(String reference, String detail) {
         return null;
       }
     };

@@ -92,7 +92,7 @@ public final class ToolDefinition<A> implements CallTarget {
           ? argumentsType.cast(arguments)
           : Json.MAPPER.treeToValue(arguments, argumentsType);
     } catch (Exception e) {
-      return invalidArguments(e.getMessage());
+      return invalidArguments(conversionProblem(e));
     }
     if (blockingHandler != null) {
       return BlockingHandlers.run(() -> wire(blockingHandler.handle(typed, context)), blockingExecutor);
@@ -102,6 +102,26 @@ public final class ToolDefinition<A> implements CallTarget {
 
   private ObjectNode wire(ToolResult result) {
     return result == null ? ToolResult.error("Tool " + name + " returned no result").toWire() : result.toWire();
+  }
+
+  /**
+   * Why arguments that passed the schema did not convert: the message of an
+   * {@code IllegalArgumentException} the arguments record's constructor threw (the author's own
+   * words), else a fixed text naming the field. Jackson's own messages name Java classes.
+   */
+  private static String conversionProblem(Exception e) {
+    if (e instanceof com.fasterxml.jackson.databind.exc.ValueInstantiationException instantiation
+        && instantiation.getCause() instanceof IllegalArgumentException author && author.getMessage() != null) {
+      return author.getMessage();
+    }
+    if (e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+      StringBuilder path = new StringBuilder();
+      for (com.fasterxml.jackson.databind.JsonMappingException.Reference reference : mapping.getPath()) {
+        path.append(reference.getFieldName() != null ? "/" + reference.getFieldName() : "/" + reference.getIndex());
+      }
+      return "the value at " + path + " does not fit the tool's argument type";
+    }
+    return "they do not fit the tool's argument type";
   }
 
   private CompletionStage<ObjectNode> invalidArguments(String problems) {
@@ -121,8 +141,10 @@ public final class ToolDefinition<A> implements CallTarget {
 
   /** A tool that fails reports it as an {@code isError} result, not a JSON-RPC error (spec §8). */
   @Override
-  public ObjectNode resultForFailure(Throwable failure) {
-    return ToolResult.error("Tool " + name + " failed: " + failure.getMessage()).toWire();
+  public ObjectNode resultForFailure(String reference, String detail) {
+    // A fixed text: the exception's class and message are internals (they went to the log).
+    return ToolResult.error("Tool " + name + " failed (reference " + reference + ")"
+        + (detail == null ? "" : ": " + detail)).toWire();
   }
 
   /** OAuth scopes a caller needs for this tool; empty when only the server-wide ones apply. */

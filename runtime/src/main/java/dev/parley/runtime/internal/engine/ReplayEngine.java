@@ -48,10 +48,17 @@ public final class ReplayEngine {
   static final String SEED_STEP = "parley.seed";
 
   private final Executor toolExecutor;
+  private final FailureReports failures;
 
   /** @param toolExecutor the bounded executor blocking handlers run on */
   public ReplayEngine(Executor toolExecutor) {
+    this(toolExecutor, FailureReports.HIDDEN);
+  }
+
+  /** @param failures how handler failures are logged and shown (details hidden unless in development) */
+  public ReplayEngine(Executor toolExecutor, FailureReports failures) {
     this.toolExecutor = toolExecutor;
+    this.failures = failures;
   }
 
   /**
@@ -75,10 +82,11 @@ public final class ReplayEngine {
     } catch (Throwable t) {
       result = CompletableFuture.failedFuture(t);
     }
-    return result.handle((value, failure) -> outcome(target, context, value, failure));
+    return result.handle((value, failure) -> outcome(target, context, value, failure, failures));
   }
 
-  private static RunOutcome outcome(CallTarget target, RunContext context, ObjectNode value, Throwable failure) {
+  private static RunOutcome outcome(
+      CallTarget target, RunContext context, ObjectNode value, Throwable failure, FailureReports failures) {
     Throwable cause = failure;
     while (cause instanceof CompletionException && cause.getCause() != null) {
       cause = cause.getCause();
@@ -113,16 +121,20 @@ public final class ReplayEngine {
     if (cause instanceof McpException mcp) {
       return new RunOutcome.Failed(mcp.toError());
     }
+    FailureReports.Report report;
     if (context.environment.cancellation().isCancelled()) {
       // Expected: a cancelled handler stops by throwing (an interrupt, or its own check of isCancelled()).
-      log.debug("{} {} stopped after cancellation: {}", target.method(), target.name(), cause.toString());
+      report = new FailureReports.Report(FailureReports.newReference(), null);
+      log.debug("{} {} stopped after cancellation (reference {}): {}", target.method(), target.name(),
+          report.reference(), cause.toString());
     } else {
-      log.warn("{} {} failed", target.method(), target.name(), cause);
+      report = failures.report(target.method() + " " + target.name(), cause);
     }
-    ObjectNode failureResult = target.resultForFailure(cause);
+    ObjectNode failureResult = target.resultForFailure(report.reference(), report.clientDetail());
     return failureResult != null
         ? new RunOutcome.Completed(failureResult)
-        : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null));
+        : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
+            "Internal error (reference " + report.reference() + ")", null));
   }
 
   /**

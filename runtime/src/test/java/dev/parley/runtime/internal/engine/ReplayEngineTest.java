@@ -660,9 +660,11 @@ class ReplayEngineTest {
     CallHistory history = answers(Map.of("q",
         answer(CURRENCY, Json.parse("{\"action\":\"accept\",\"content\":{\"currency\":\"EUR\"}}"))));
 
-    ObjectNode result = completed(run(tool, null, history));
+    ObjectNode result = completed(new ReplayEngine(executor, new FailureReports(true)).run(tool, null,
+        RunEnvironment.of("alice", FORM_AND_URL), history, StepJournal.NONE).toCompletableFuture().get(10, TimeUnit.SECONDS));
 
     assertTrue(result.path("isError").asBoolean());
+    // The author's mistake is named (here with the development switch on; otherwise in the log).
     assertTrue(result.path("content").path(0).path("text").asText().contains("'q'"), result::toString);
   }
 
@@ -767,11 +769,59 @@ class ReplayEngineTest {
           throw new IllegalStateException("the venue API is down");
         });
 
-    ObjectNode result = completed(run(tool, null, CallHistory.EMPTY));
+    Logger logger =
+        (Logger) LoggerFactory.getLogger(FailureReports.class);
+    ListAppender<ILoggingEvent> logged =
+        new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    ObjectNode result;
+    try {
+      result = completed(run(tool, null, CallHistory.EMPTY));
+    } finally {
+      logger.detachAppender(logged);
+    }
 
     assertTrue(result.path("isError").asBoolean());
-    assertTrue(result.path("content").path(0).path("text").asText().contains("the venue API is down"));
+    String text = result.path("content").path(0).path("text").asText();
+    java.util.regex.Matcher matcher =
+        java.util.regex.Pattern.compile("Tool flaky failed \\(reference ([0-9a-f]{12})\\)").matcher(text);
+    assertTrue(matcher.matches(), text);
+    assertFalse(text.contains("venue API") || text.contains("IllegalStateException"), text);
     SpecSchema.assertValid("CallToolResult", result);
+    // The detail is logged once, under the reference the client got.
+    assertEquals(1, logged.list.size(), () -> logged.list.toString());
+    ILoggingEvent line = logged.list.get(0);
+    assertTrue(line.getFormattedMessage().contains(matcher.group(1)), line.getFormattedMessage());
+    assertEquals("the venue API is down", line.getThrowableProxy().getMessage());
+  }
+
+  @Test
+  void theDevelopmentSwitchShowsTheFailureDetailAfterTheReference() throws Exception {
+    ToolDefinition<ObjectNode> tool = ToolDefinition.tool("flaky", Json.parse("{\"type\":\"object\"}"))
+        .handler((arguments, ctx) -> {
+          throw new IllegalStateException("the venue API is down");
+        });
+    ReplayEngine development = new ReplayEngine(executor, new FailureReports(true));
+
+    ObjectNode result = completed(development.run(tool, null, RunEnvironment.of("alice", FORM_AND_URL),
+        CallHistory.EMPTY, StepJournal.NONE).toCompletableFuture().get(10, TimeUnit.SECONDS));
+
+    assertTrue(result.path("content").path(0).path("text").asText().matches(
+        "Tool flaky failed \\(reference [0-9a-f]{12}\\): java.lang.IllegalStateException: the venue API is down"),
+        result::toString);
+  }
+
+  @Test
+  void argumentsThatDoNotConvertAreExplainedWithoutJavaClassNames() throws Exception {
+    ToolDefinition<Booking> tool = ToolDefinition.tool("book", Booking.class)
+        .handler((booking, ctx) -> ToolResult.text("booked"));
+
+    // An integer beyond int passes the generated schema's "integer" but not the record's int.
+    String text = completed(run(tool, args("{\"date\":\"2026-01-01\",\"guests\":99999999999}"), CallHistory.EMPTY))
+        .path("content").path(0).path("text").asText();
+
+    assertEquals("Invalid arguments for tool book: the value at /guests does not fit the tool's argument type", text);
   }
 
   @Test
