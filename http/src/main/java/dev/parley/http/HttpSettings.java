@@ -1,6 +1,7 @@
 package dev.parley.http;
 
 import com.typesafe.config.Config;
+import dev.parley.runtime.internal.wire.RequestLimits;
 
 import java.time.Duration;
 import java.util.List;
@@ -9,7 +10,7 @@ import java.util.Set;
 /** The {@code parley.http} block of the configuration, read once at start. */
 public record HttpSettings(
     String host, int port, String path, long maxBodyBytes, Set<String> allowedHosts, Set<String> allowedOriginHosts,
-    Duration keepAlive) {
+    Duration keepAlive, RequestLimits requestLimits) {
 
   public static HttpSettings from(Config config) {
     Config http = config.getConfig("parley.http");
@@ -20,7 +21,12 @@ public record HttpSettings(
         http.getBytes("max-body-bytes"),
         lower(http.getStringList("allowed-hosts")),
         lower(http.getStringList("allowed-origin-hosts")),
-        http.getDuration("keep-alive"));
+        http.getDuration("keep-alive"),
+        new RequestLimits(
+            http.getInt("request-limits.max-depth"),
+            http.getInt("request-limits.max-string-length"),
+            http.getInt("request-limits.max-array-length"),
+            http.getInt("request-limits.max-members")));
   }
 
   private static Set<String> lower(List<String> values) {

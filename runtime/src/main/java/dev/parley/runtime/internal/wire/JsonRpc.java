@@ -67,14 +67,27 @@ public final class JsonRpc {
     }
   }
 
+  /** {@link #parse(byte[], RequestLimits)} with the default limits. */
+  public static Message parse(byte[] body) {
+    return parse(body, RequestLimits.DEFAULTS);
+  }
+
   /**
    * Parses one JSON-RPC message. Throws {@link McpException} with -32700 for a body that is not
-   * exactly one JSON value and -32600 for JSON that is not a single request or notification.
+   * exactly one JSON value, -32600 for JSON that is not a single request or notification, and
+   * -32602 for one holding invalid Unicode, a non-finite number or more than {@code limits}
+   * allow ({@link RequestChecks}).
    */
-  public static Message parse(byte[] body) {
+  public static Message parse(byte[] body, RequestLimits limits) {
     JsonNode root;
     try {
       root = SINGLE_VALUE.readTree(body);
+    } catch (com.fasterxml.jackson.core.JsonParseException e) {
+      // Jackson refuses a broken surrogate pair in a member name itself (values reach RequestChecks).
+      if (String.valueOf(e.getOriginalMessage()).contains("surrogate")) {
+        throw McpException.invalidParams("Invalid request: a member name is not valid Unicode (a lone surrogate)");
+      }
+      throw new McpException(ErrorCodes.PARSE_ERROR, "Parse error: body is not valid JSON");
     } catch (java.io.IOException e) {
       throw new McpException(ErrorCodes.PARSE_ERROR, "Parse error: body is not valid JSON");
     }
@@ -101,6 +114,8 @@ public final class JsonRpc {
     if (params != null && !params.isObject() && !params.isNull()) {
       throw new McpException(ErrorCodes.INVALID_REQUEST, "Invalid request: params must be an object");
     }
+    // Before anything reads a value: no handler, journal or log line sees one that is not sound.
+    RequestChecks.check(root, limits);
     ObjectNode paramsObject = params instanceof ObjectNode o ? o : Json.object();
     return new Message(id, method.asText(), paramsObject);
   }
@@ -130,7 +145,8 @@ public final class JsonRpc {
     try {
       JsonNode root = Json.MAPPER.readTree(body);
       JsonNode id = root == null ? null : root.get("id");
-      return id != null && (id.isTextual() || id.isIntegralNumber()) ? id : null;
+      boolean sound = id != null && (id.isIntegralNumber() || id.isTextual() && RequestChecks.isValidUnicode(id.textValue()));
+      return sound ? id : null;
     } catch (java.io.IOException | RuntimeException e) {
       return null;
     }
