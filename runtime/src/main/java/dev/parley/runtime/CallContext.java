@@ -59,6 +59,18 @@ public interface CallContext {
    */
   <T> T step(String name, Class<T> type, Supplier<T> action);
 
+  /**
+   * A journaled step whose action is handed an idempotency key: the way to make an external
+   * effect exactly-once. An action that ran just before a crash, before its result was
+   * journaled, runs again on the next attempt, and gets the same key: the key is derived from
+   * the call's identity (its secret seed, journaled with the call's first event and carried
+   * into its task) and the step's name (unique within the call, so it names the occurrence).
+   * It is the same on every re-run, on every node, and after the call became a task. Give it to
+   * the system the effect happens in (an {@code Idempotency-Key} header, a unique column) so
+   * that the second attempt is recognised there.
+   */
+  <T> T step(String name, Class<T> type, KeyedAction<T> action);
+
   /** The current time, recorded once per call site order, so re-runs see the same instant. */
   Instant now();
 

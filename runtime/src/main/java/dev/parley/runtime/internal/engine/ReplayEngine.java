@@ -11,6 +11,7 @@ import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.InputAnswer;
 import dev.parley.runtime.InputQuestion;
+import dev.parley.runtime.KeyedAction;
 import dev.parley.runtime.LogLevel;
 import dev.parley.runtime.RootsAnswer;
 import dev.parley.runtime.RootsRequest;
@@ -263,6 +264,15 @@ public final class ReplayEngine {
         throw new IllegalArgumentException("step names starting with '" + RESERVED_STEP_PREFIX + "' are reserved");
       }
       return recordedStep(name, type, action);
+    }
+
+    @Override
+    public <T> T step(String name, Class<T> type, KeyedAction<T> action) {
+      if (name.startsWith(RESERVED_STEP_PREFIX)) {
+        throw new IllegalArgumentException("step names starting with '" + RESERVED_STEP_PREFIX + "' are reserved");
+      }
+      // The key comes from the seed, which seed() journals (if it is new) before the action runs.
+      return recordedStep(name, type, () -> action.perform(StepKeys.derive(seed(), name)));
     }
 
     private <T> T recordedStep(String name, Class<T> type, Supplier<T> action) {

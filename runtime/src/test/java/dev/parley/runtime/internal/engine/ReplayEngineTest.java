@@ -529,6 +529,75 @@ class ReplayEngineTest {
     assertTrue(completed(outcome).path("isError").asBoolean());
   }
 
+  // --- idempotency keys of steps -------------------------------------------------------------
+
+  /** Charges with the step's key and then asks; every key it was handed is kept. */
+  private static ToolDefinition<ObjectNode> keyedChargeTool(List<String> keys) {
+    return ToolDefinition.tool("charge", Json.parse("{\"type\":\"object\"}")).handler((arguments, ctx) -> {
+      String charged = ctx.step("charge-card", String.class, key -> {
+        keys.add(key);
+        return "charged under " + key;
+      });
+      String mailed = ctx.step("send-receipt", String.class, key -> {
+        keys.add(key);
+        return "mailed under " + key;
+      });
+      ElicitAnswer confirm = ctx.elicit("confirm", CONFIRM);
+      return ToolResult.text(charged + "; " + mailed + "; " + describe(confirm));
+    });
+  }
+
+  @Test
+  void aKeyedStepGetsTheSameKeyWhenItRunsAgainAfterACrashAndAsATask() throws Exception {
+    List<String> keys = Collections.synchronizedList(new ArrayList<>());
+    RunOutcome.NeedsInput first = needsInput(run(keyedChargeTool(keys), null, CallHistory.EMPTY));
+    assertEquals(2, keys.size());
+    String chargeKey = keys.get(0);
+    assertTrue(chargeKey.matches("[0-9a-f]{32}"), chargeKey);
+    assertFalse(chargeKey.equals(keys.get(1)), "each step has its own key");
+    assertTrue(first.newSteps().containsKey(ReplayEngine.SEED_STEP), "the seed is journaled with the first event");
+
+    // A crash after the actions ran but before their results were journaled: only the seed is
+    // in the history. The actions run again, with the same keys, in the entity and in a task.
+    CallHistory seedOnly = CallHistory.EMPTY.withSteps(Map.of(ReplayEngine.SEED_STEP,
+        first.newSteps().get(ReplayEngine.SEED_STEP)));
+    keys.clear();
+    needsInput(run(keyedChargeTool(keys), null, seedOnly));
+    RunEnvironment task = new RunEnvironment("alice", FORM_AND_URL, RunEnvironment.RequestSink.NONE,
+        new Cancellation(), RunEnvironment.TaskMode.TASK);
+    needsInput(run(keyedChargeTool(keys), null, task, seedOnly, StepJournal.NONE));
+    assertEquals(List.of(chargeKey, first.newSteps().get("send-receipt").asText().substring("mailed under ".length()),
+        chargeKey, first.newSteps().get("send-receipt").asText().substring("mailed under ".length())), keys);
+
+    // Journaled results replay without running the action at all.
+    keys.clear();
+    needsInput(run(keyedChargeTool(keys), null, CallHistory.EMPTY.withSteps(first.newSteps())));
+    assertEquals(List.of(), keys);
+
+    // Another call has other keys.
+    needsInput(run(keyedChargeTool(keys), null, CallHistory.EMPTY));
+    assertFalse(keys.contains(chargeKey), () -> "another call's keys: " + keys);
+  }
+
+  @Test
+  void aKeyedStepJournalsTheSeedBeforeItsActionRuns() throws Exception {
+    List<String> journaledBeforeAction = new ArrayList<>();
+    RecordingJournal journal = new RecordingJournal();
+    ToolDefinition<ObjectNode> tool = ToolDefinition.tool("t", Json.parse("{\"type\":\"object\"}"))
+        .handler((arguments, ctx) -> {
+          String done = ctx.step("effect", String.class, key -> {
+            journaledBeforeAction.addAll(journal.recorded.keySet());
+            return key;
+          });
+          return ToolResult.text(done);
+        });
+    // A later round of a call journaled without a seed: the seed must be durable before the effect.
+    completed(run(tool, null, RunEnvironment.of("alice", FORM_AND_URL), CallHistory.EMPTY, journal));
+
+    assertEquals(List.of(ReplayEngine.SEED_STEP), journaledBeforeAction);
+    assertEquals(List.of(ReplayEngine.SEED_STEP, "effect"), List.copyOf(journal.recorded.keySet()));
+  }
+
   // --- deterministic helpers -----------------------------------------------------------------
 
   @Test
