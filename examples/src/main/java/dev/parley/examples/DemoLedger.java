@@ -1,63 +1,166 @@
 package dev.parley.examples;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The demo's "outside world": every side effect the demo tools perform (a release scheduled,
  * an invoice issued, a deposit paid, a part of a venue contract written, a venue booked, a report
- * published) is one line appended to a file in the data directory. It survives restarts, so anyone can check that no effect happened twice.
+ * published) is one entry appended to a file in the data directory. It survives restarts, so
+ * anyone can check that no effect happened twice.
+ *
+ * <p>Each entry is one line of JSON written by Jackson, so no field can forge a line: a line
+ * break, a quote or a brace in a field is escaped. Readers look at fields, never at the text.
+ * Each entry carries the idempotency key of the effect, and an entry whose key is already in the
+ * ledger is not written again: the ledger holds every effect once by construction, whatever
+ * re-runs after a crash. The check and the write happen under a file lock, so the processes of
+ * a cluster on one machine share the ledger safely.
  */
 public final class DemoLedger {
+  /** One JVM-wide lock: a file lock is held per process, so threads queue here first. */
+  private static final Object WRITING = new Object();
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+
+  /**
+   * One effect.
+   *
+   * @param kind   what happened: release, invoice, deposit, contract, booking or report
+   * @param key    the idempotency key it was performed under (unique in the ledger)
+   * @param fields what it was about, in order
+   */
+  public record Entry(String kind, String key, List<String> fields) {
+    public Entry {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(key, "key");
+      fields = List.copyOf(fields);
+    }
+
+    /** The entry as "kind field field ...": for people and tests to read, never parsed. */
+    public String text() {
+      return fields.isEmpty() ? kind : kind + " " + String.join(" ", fields);
+    }
+  }
+
   private final Path file;
   private long cachedSize = -1;
-  private List<String> cachedLines = List.of();
+  private List<Entry> cachedEntries = List.of();
 
   public DemoLedger(Path dataDirectory) {
-    this.file = dataDirectory.resolve("demo-ledger.log");
+    this.file = dataDirectory.resolve("demo-ledger.jsonl");
   }
 
   public Path file() {
     return file;
   }
 
-  public synchronized void append(String kind, String detail) {
+  /**
+   * Writes one effect under {@code key}, unless an entry with that key is there already.
+   * Returns whether it wrote: false means the effect had been recorded before (a re-run).
+   */
+  public boolean append(String kind, String key, String... fields) {
+    Entry entry = new Entry(kind, key, List.of(fields));
+    byte[] line;
     try {
-      Files.createDirectories(file.toAbsolutePath().getParent());
-      Files.writeString(file, kind + " " + detail + "\n", StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.SYNC);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      line = (JSON.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write a ledger entry", e);
     }
+    synchronized (WRITING) {
+      try {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+            StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
+          if (entries().stream().anyMatch(e -> e.key().equals(key))) {
+            return false;
+          }
+          long end = channel.size();
+          ByteBuffer out = ByteBuffer.allocate(line.length + 1);
+          if (end > 0 && !endsWithNewline(channel, end)) {
+            out.put((byte) '\n'); // a line torn by a crash stays a line of its own (and is skipped)
+          }
+          out.put(line).flip();
+          while (out.hasRemaining()) {
+            channel.write(out, end + out.position());
+          }
+          channel.force(true);
+          return true;
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  private static boolean endsWithNewline(FileChannel channel, long size) throws IOException {
+    ByteBuffer last = ByteBuffer.allocate(1);
+    channel.read(last, size - 1);
+    return last.get(0) == '\n';
   }
 
   /**
-   * Every line, re-read only when the file grew (other processes of a cluster may append to it):
-   * read-only tools look at the ledger on every call.
+   * Every entry, re-read only when the file grew (other processes of a cluster may append to it):
+   * read-only tools look at the ledger on every call. A line that is not a whole entry (the
+   * last one, torn by a crash mid-write) is skipped.
    */
-  public synchronized List<String> lines() {
+  public synchronized List<Entry> entries() {
     try {
       long size = Files.exists(file) ? Files.size(file) : 0;
       if (size != cachedSize) {
-        cachedLines = size == 0 ? List.of() : List.copyOf(Files.readAllLines(file, StandardCharsets.UTF_8));
+        List<Entry> entries = new ArrayList<>();
+        if (size > 0) {
+          for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            Entry entry = parse(line);
+            if (entry != null) {
+              entries.add(entry);
+            }
+          }
+        }
+        cachedEntries = List.copyOf(entries);
         cachedSize = size;
       }
-      return cachedLines;
+      return cachedEntries;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  public boolean contains(String kind, String detail) {
-    return lines().contains(kind + " " + detail);
+  private static Entry parse(String line) {
+    if (line.isBlank()) {
+      return null;
+    }
+    try {
+      return JSON.readValue(line, Entry.class);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** Every entry as {@link Entry#text()}, in order. */
+  public List<String> lines() {
+    return entries().stream().map(Entry::text).toList();
+  }
+
+  /** Whether an entry of {@code kind} has exactly these fields. */
+  public boolean contains(String kind, String... fields) {
+    List<String> wanted = List.of(fields);
+    return entries().stream().anyMatch(e -> e.kind().equals(kind) && e.fields().equals(wanted));
   }
 
   public long count(String kind) {
-    return lines().stream().filter(line -> line.startsWith(kind + " ")).count();
+    return entries().stream().filter(e -> e.kind().equals(kind)).count();
   }
 }

@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
 
@@ -72,10 +71,12 @@ public final class DemoTools {
                 + describe(answer) + ".");
           }
           String window = accepted.string("window");
-          // A journaled step: it runs once, however often the handler is re-run.
-          String ticket = ctx.step("schedule", String.class, () -> {
-            String id = "REL-" + Integer.toHexString((args.service() + window).hashCode() & 0xfffff);
-            ledger.append("release", id + " " + args.service() + " " + window);
+          // A journaled step: its result is journaled, so it runs once however often the handler
+          // is re-run. Its key is the same if a crash makes it run again: the ledger (the outside
+          // world) keeps one entry per key, so the release is scheduled exactly once.
+          String ticket = ctx.step("schedule", String.class, key -> {
+            String id = "REL-" + key.substring(0, 8);
+            ledger.append("release", key, id, args.service(), window);
             return id;
           });
           return ToolResult.text("Release " + ticket + " of " + args.service() + " scheduled for " + window + ".");
@@ -104,8 +105,8 @@ public final class DemoTools {
           }
           String currency = accepted.string("currency");
           String id = "INV-" + ctx.randomUuid().toString().substring(0, 8);
-          String number = ctx.step("issue", String.class, () -> {
-            ledger.append("invoice", id + " " + args.client() + " " + args.amount() + " " + currency);
+          String number = ctx.step("issue", String.class, key -> {
+            ledger.append("invoice", key, id, args.client(), String.valueOf(args.amount()), currency);
             return id;
           });
           return ToolResult.text("Invoice " + number + " for " + args.client() + ": " + args.amount() + " " + currency + ".");
@@ -176,17 +177,17 @@ public final class DemoTools {
     int parts = CONTRACT_PARTS.size();
     for (int part = 1; part <= parts; part++) {
       String section = CONTRACT_PARTS.get(part - 1);
-      String line = bookingId + " part " + part + " of " + parts;
       ctx.progress(part - 1, (double) parts, "Writing contract, part " + part + " of " + parts + ": " + section);
-      ctx.step("contract_" + part, String.class, () -> {
+      String which = "part " + part + " of " + parts;
+      ctx.step("contract_" + part, String.class, key -> {
         pause(ctx, CONTRACT_PART_TIME);
-        ledger.append("contract", line);
+        ledger.append("contract", key, bookingId, which);
         return section;
       });
     }
     ctx.progress(parts, (double) parts, "Contract written; booking the venue");
-    String booking = ctx.step("book", String.class, () -> {
-      ledger.append("booking", bookingId + " " + bookedDate + " " + args.guests());
+    String booking = ctx.step("book", String.class, key -> {
+      ledger.append("booking", key, bookingId, bookedDate, String.valueOf(args.guests()));
       return bookingId;
     });
     return ToolResult.text("Booked " + bookedDate + " for " + args.guests() + " guests (" + booking
@@ -222,9 +223,11 @@ public final class DemoTools {
                 + describe(answer) + ".");
           }
           String channel = accepted.string("channel");
-          String report = ctx.step("publish", String.class, () -> {
-            String id = "RPT-" + UUID.randomUUID().toString().substring(0, 8);
-            ledger.append("report", id + " " + channel + " " + args.title());
+          // The report id comes from the step's key, not from UUID.randomUUID(): a re-run after a
+          // crash publishes under the same id, and the ledger keeps it once.
+          String report = ctx.step("publish", String.class, key -> {
+            String id = "RPT-" + key.substring(0, 8);
+            ledger.append("report", key, id, channel, args.title());
             return id;
           });
           return ToolResult.text("Published \"" + args.title() + "\" (" + report + ", " + pages + " pages) on the "
@@ -258,9 +261,10 @@ public final class DemoTools {
 
   /** Whether another booking than {@code ownBookingId} holds {@code date}. */
   private boolean isTaken(String date, String ownBookingId) {
+    // Fields, not text: a booking's fields are its id, its date and its guests.
     return TAKEN_DATES.contains(date)
-        || ledger.lines().stream().anyMatch(line -> line.startsWith("booking ")
-            && !line.startsWith("booking " + ownBookingId + " ") && line.contains(" " + date + " "));
+        || ledger.entries().stream().anyMatch(entry -> entry.kind().equals("booking")
+            && !entry.fields().get(0).equals(ownBookingId) && entry.fields().get(1).equals(date));
   }
 
   private String nextFreeDate(LocalDate from, String ownBookingId) {

@@ -31,9 +31,8 @@ public final class PaymentPage extends AllDirectives {
       return concat(
           get(() -> complete(HttpEntities.create(ContentTypes.TEXT_HTML_UTF8, page(depositId)))),
           post(() -> {
-            if (!ledger.contains("deposit", depositId)) {
-              ledger.append("deposit", depositId);
-            }
+            // The deposit id is the payment's idempotency key: paying twice records one deposit.
+            ledger.append("deposit", "deposit:" + depositId, depositId);
             return complete(HttpEntities.create(ContentTypes.TEXT_HTML_UTF8,
                 "<!doctype html><title>Deposit paid</title><p>Deposit paid. Return to your assistant to finish the booking.</p>"));
           }));

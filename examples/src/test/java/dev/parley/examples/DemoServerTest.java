@@ -125,6 +125,39 @@ class DemoServerTest {
   }
 
   @Test
+  void aServiceNameCannotForgeABookingInTheLedger() {
+    String hostile = "x\nbooking BKG-evil 2027-06-01 5 ";
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("schedule_release", Json.object().put("service", hostile));
+    JsonNode asked = assertInputRequired(client.send(request), request);
+    ObjectNode retry = client.retry(request, asked.get("requestState").asText(),
+        accept("window", Json.object().put("window", "2026-10-01T08:00:00Z")));
+    assertCompleted(client.send(retry), retry);
+
+    DemoLedger.Entry written = ledger.entries().get(ledger.entries().size() - 1);
+    assertEquals("release", written.kind());
+    assertEquals(hostile, written.fields().get(1), "the service name is one field, as sent");
+    assertEquals(before.size() + 1, ledger.lines().size(), () -> "one entry: " + ledger.lines());
+    ObjectNode check = client.toolCall("check_availability", Json.object().put("date", "2027-06-01"));
+    assertEquals("The venue is free on 2027-06-01.", text(assertCompleted(client.send(check), check)));
+  }
+
+  @Test
+  void aClientNameThatIsNotUnicodeIsRefusedBeforeTheInvoiceIsWritten() {
+    List<String> before = ledger.lines();
+    ObjectNode request = client.toolCall("create_invoice", Json.object().put("client", "@@").put("amount", 5));
+    McpTestClient.Reply reply = client.post(Json.write(request).replace("\"@@\"", "\"\\ud800-x\""),
+        McpTestClient.standardHeaders(request));
+    assertEquals(400, reply.status(), reply::body);
+    assertEquals(-32602, reply.errorCode(), reply::body);
+    ObjectNode infinite = client.toolCall("create_invoice", Json.object().put("client", "ACME").put("amount", "@@"));
+    McpTestClient.Reply refused = client.post(Json.write(infinite).replace("\"@@\"", "1e309"),
+        McpTestClient.standardHeaders(infinite));
+    assertEquals(-32602, refused.errorCode(), refused::body);
+    assertEquals(before, ledger.lines());
+  }
+
+  @Test
   void scheduleReleaseRefusesAWindowThatIsNotADateTime() {
     ObjectNode request = client.toolCall("schedule_release", Json.object().put("service", "search"));
     JsonNode asked = assertInputRequired(client.send(request), request);

@@ -98,7 +98,8 @@ class DemoToolsReplayTest {
     AskedQuestion deposit = onlyQuestion(run(bookVenue, arguments));
     assertEquals("deposit_1", deposit.key());
     String url = deposit.request().params().path("url").asText();
-    ledger.append("deposit", url.substring(url.lastIndexOf('/') + 1));
+    String depositId = url.substring(url.lastIndexOf('/') + 1);
+    ledger.append("deposit", "deposit:" + depositId, depositId);
     answer(deposit, "{\"action\":\"accept\"}");
 
     RunOutcome.Completed booked = assertInstanceOf(RunOutcome.Completed.class, run(bookVenue, arguments));
@@ -123,7 +124,8 @@ class DemoToolsReplayTest {
 
     AskedQuestion deposit = onlyQuestion(run(bookVenue, arguments));
     String url = deposit.request().params().path("url").asText();
-    ledger.append("deposit", url.substring(url.lastIndexOf('/') + 1));
+    String depositId = url.substring(url.lastIndexOf('/') + 1);
+    ledger.append("deposit", "deposit:" + depositId, depositId);
     answer(deposit, "{\"action\":\"accept\"}");
 
     RunOutcome.Completed booked = assertInstanceOf(RunOutcome.Completed.class, run(bookVenue, arguments));
@@ -139,7 +141,8 @@ class DemoToolsReplayTest {
     ObjectNode arguments = Json.object().put("date", "2027-06-02").put("guests", 12);
     AskedQuestion deposit = onlyQuestion(run(bookVenue, arguments));
     String url = deposit.request().params().path("url").asText();
-    ledger.append("deposit", url.substring(url.lastIndexOf('/') + 1));
+    String depositId = url.substring(url.lastIndexOf('/') + 1);
+    ledger.append("deposit", "deposit:" + depositId, depositId);
     answer(deposit, "{\"action\":\"accept\"}");
 
     // The round that may become a task ends at ctx.becomeTask(): nothing of the contract yet.
