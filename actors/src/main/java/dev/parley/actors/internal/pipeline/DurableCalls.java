@@ -24,6 +24,7 @@ import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
+import dev.parley.runtime.internal.logging.RateLimitedLog;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -45,6 +46,8 @@ import java.util.concurrent.CompletionStage;
  */
 final class DurableCalls {
   private static final Logger log = LoggerFactory.getLogger(DurableCalls.class);
+  /** Issue 17: a client can cause these lines at will, so they are rate-limited with a suppressed count. */
+  private static final RateLimitedLog refusedStates = RateLimitedLog.perMinute(log, org.slf4j.event.Level.INFO, 20);
 
   private final ActorSystem<?> system;
   private final McpServerDefinition server;
@@ -168,7 +171,7 @@ final class DurableCalls {
     try {
       opened = stateCodec.open(requestState, binding);
     } catch (InvalidRequestStateException e) {
-      log.info("refused requestState for {} {}: {}", request.method(), call.name(), e.getMessage());
+      refusedStates.log("refused requestState for {} {}: {}", request.method(), call.name(), e.getMessage());
       return done(McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE));
     }
     return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
