@@ -3,6 +3,8 @@ package dev.parley.examples;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,6 +36,7 @@ public final class DemoLedger {
   /** One JVM-wide lock: a file lock is held per process, so threads queue here first. */
   private static final Object WRITING = new Object();
   private static final ObjectMapper JSON = JsonMapper.builder().build();
+  private static final Logger log = LoggerFactory.getLogger(DemoLedger.class);
 
   /**
    * One effect.
@@ -85,6 +88,8 @@ public final class DemoLedger {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
             StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
           if (entries().stream().anyMatch(e -> e.key().equals(key))) {
+            // A step that ran again after a crash (or a deposit paid twice): the effect counts once.
+            log.info("{} under key {} is in the ledger already: not written again", kind, key);
             return false;
           }
           long end = channel.size();
