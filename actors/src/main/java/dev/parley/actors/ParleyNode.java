@@ -89,6 +89,7 @@ public final class ParleyNode implements AutoCloseable {
     ExecutorService toolExecutor = Executors.newFixedThreadPool(settings.toolExecutorThreads(), threads("parley-tool"));
     ReplayEngine engine = new ReplayEngine(toolExecutor,
         new FailureReports(effective.getBoolean("parley.show-failure-details")));
+    ClusterMembershipLog.start(system);
     ClusterSharding sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(ToolCallEntity.ENTITY_TYPE_KEY, entityContext ->
         ToolCallEntity.create(entityContext.getEntityId(), entityContext.getShard(), server, engine, toolExecutor,
