@@ -151,8 +151,14 @@ class CrashUnderLoadIT {
       for (Flow old : carried) {
         load.execute(() -> runUntilStopped(old, client, stop, problems));
       }
-      // Kill at a random moment of the load: some steps are between their action and their journal write.
-      pause(3000 + random.nextInt(3000));
+      // Once this round's load got going (CLIENTS more acknowledged flows), kill at a random
+      // moment: some steps are then between their action and their journal write.
+      int wanted = (round + 1) * CLIENTS;
+      long goingBy = System.currentTimeMillis() + 60_000;
+      while (acknowledgedSoFar(flows) < wanted && System.currentTimeMillis() < goingBy) {
+        pause(50);
+      }
+      pause(500 + random.nextInt(2500));
       process.kill();
       killed++;
       assertEquals(128 + 9, process.exitValue(), "died of SIGKILL");
@@ -198,7 +204,13 @@ class CrashUnderLoadIT {
             + "%d ledger entries, %d effects re-run after a kill and kept once, %d duplicate effects%n",
         killed, flows.size(), acknowledged.size(), ledger.entries().size(), absorbed, duplicates.size());
     assertEquals(List.of(), duplicates, "no effect twice");
-    assertTrue(acknowledged.size() >= 2 * CLIENTS, () -> "the load got going: " + acknowledged.size());
+    assertTrue(acknowledged.size() >= KILLS * CLIENTS, () -> "the load got going: " + acknowledged.size());
+  }
+
+  private static long acknowledgedSoFar(List<Flow> flows) {
+    synchronized (flows) { // the load threads add to it meanwhile
+      return flows.stream().filter(Flow::acknowledged).count();
+    }
   }
 
   /** Drives {@code flow} until it is done or the server died (the flow keeps its state). */
