@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.McpTestClient.Reply;
 import org.junit.jupiter.api.AfterAll;

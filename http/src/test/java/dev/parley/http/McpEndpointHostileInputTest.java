@@ -1,7 +1,7 @@
 package dev.parley.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.McpTestClient.Reply;
 import org.junit.jupiter.api.AfterAll;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.json.Json;
+import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,6 +1,7 @@
 package dev.parley.runtime.internal.wire;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.runtime.McpException;
 
 import java.util.ArrayDeque;
 import java.util.Deque;

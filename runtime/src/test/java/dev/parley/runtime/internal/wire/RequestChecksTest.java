@@ -1,5 +1,7 @@
 package dev.parley.runtime.internal.wire;
 
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.McpException;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
