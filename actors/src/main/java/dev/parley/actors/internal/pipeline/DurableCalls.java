@@ -10,6 +10,7 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
+import dev.parley.runtime.internal.engine.AnswerValidation;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.CallHistory;
 import dev.parley.runtime.internal.engine.ReplayEngine;
@@ -152,6 +153,14 @@ final class DurableCalls {
       return handOver.fromFirstRound(request, call.name(), call.arguments(), becameTask);
     }
     RunOutcome.NeedsInput needs = (RunOutcome.NeedsInput) outcome;
+    if (offeredAnswers != null && !offeredAnswers.isEmpty()) {
+      // Refused answers must leave nothing behind: check them before the call is journaled.
+      try {
+        AnswerValidation.answersTo(needs.questions(), offeredAnswers);
+      } catch (McpException invalid) {
+        return done(McpReply.Error.inBand(request.id(), invalid.toError()));
+      }
+    }
     String callId = EntityIds.next();
     return EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(entity(callId),
             replyTo -> new ToolCallEntity.Start(request.method(), call.name(), call.arguments(),
