@@ -7,6 +7,7 @@ import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.http.HttpSettings;
 import dev.parley.http.PrincipalResolver;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
+import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
@@ -41,6 +42,7 @@ public final class McpRoutes extends AllDirectives {
   private final EdgeChecks checks;
   private final HttpReplies replies;
   private final LegacyRoutes legacy;
+  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
   public McpRoutes(McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
     this.pipeline = pipeline;
@@ -50,10 +52,12 @@ public final class McpRoutes extends AllDirectives {
     this.checks = new EdgeChecks(settings, pipeline.server());
     this.replies = new HttpReplies(settings.keepAlive());
     this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer);
+    this.observer = RequestObserver.of(materializer, pipeline.server());
   }
 
   public Route route() {
-    return path(settings.path(), () -> extractRequest(request -> completeWithFuture(handle(request))));
+    return path(settings.path(), () -> extractRequest(request -> completeWithFuture(
+        handle(request).whenComplete((response, failure) -> observer.edgeResponded(response)))));
   }
 
   /** The whole endpoint as a function; never fails. */
@@ -110,17 +114,18 @@ public final class McpRoutes extends AllDirectives {
       request = McpRequest.from(message, principals.principalOf(http));
       checks.checkHeaders(http, request);
     } catch (McpException e) {
+      observer.refusedAtEdge("invalid_message");
       return done(HttpReplies.json(McpReply.Error.atGate(JsonRpc.idOf(body), e)));
     }
     boolean listen = request.method().equals(Methods.SUBSCRIPTIONS_LISTEN);
     if (listen || (request.wantsNotifications() && EdgeChecks.acceptsEventStream(http))) {
       Cancellation cancellation = new Cancellation();
-      McpReply reply = pipeline.stream(request, cancellation);
+      McpReply reply = observer.observeStream(http, request, () -> pipeline.stream(request, cancellation));
       return done(reply instanceof McpReply.Stream stream
           ? replies.eventStream(stream, cancellation)
           : HttpReplies.json((McpReply.Final) reply));
     }
-    return pipeline.handle(request).thenApply(HttpReplies::json);
+    return observer.observe(http, request, () -> pipeline.handle(request)).thenApply(HttpReplies::json);
   }
 
   private static <T> CompletionStage<T> done(T value) {
