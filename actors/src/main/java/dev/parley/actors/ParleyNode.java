@@ -10,6 +10,10 @@ import dev.parley.actors.internal.pipeline.TaskRequests;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.internal.ops.CallMdc;
+import dev.parley.actors.internal.ops.JournalGauges;
+import dev.parley.actors.internal.ops.NodeHealth;
+import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.internal.JournalQueries;
 import dev.parley.persistence.internal.JournalRetention;
@@ -19,6 +23,7 @@ import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
@@ -82,11 +87,13 @@ public final class ParleyNode implements AutoCloseable {
     Config effective = effectiveConfig(overrides, database);
     ParleySettings settings = ParleySettings.from(effective);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
+    ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
     Cluster cluster = Cluster.get(system);
     if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty()) {
       cluster.manager().tell(Join.create(cluster.selfMember().address()));
     }
-    ExecutorService toolExecutor = Executors.newFixedThreadPool(settings.toolExecutorThreads(), threads("parley-tool"));
+    // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
+    ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
     ReplayEngine engine = new ReplayEngine(toolExecutor,
         new FailureReports(effective.getBoolean("parley.show-failure-details")));
     ClusterMembershipLog.start(system);
@@ -104,14 +111,23 @@ public final class ParleyNode implements AutoCloseable {
         .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
 
     sharding.init(Entity.of(SessionEntity.ENTITY_TYPE_KEY, entityContext -> SessionEntity.create(entityContext.getEntityId())));
+    NodeHealth.get(system).shardingStarted();
 
     ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(threads("parley-housekeeping"));
+    // Pekko's CoordinatedShutdown stops the node (its JVM hook on SIGTERM, or close()); the pools go with it.
+    system.getWhenTerminated().whenComplete((done, failure) -> {
+      housekeeping.shutdownNow();
+      toolExecutor.shutdownNow();
+    });
     List<JournalRetention> retention = List.of(
         new JournalRetention(database, ToolCallEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC()),
         new JournalRetention(database, TaskEntity.ENTITY_TYPE_KEY.name() + "|", settings.taskRetention(), Clock.systemUTC()),
         // A 2025-11-25 session idle this long is gone: its client gets 404 and initializes again.
         new JournalRetention(database, SessionEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC()));
     every(housekeeping, settings.retentionInterval(), () -> retention.forEach(JournalRetention::purge));
+    JournalGauges gauges = new JournalGauges(new JournalQueries(database), ParleyMetrics.get(system).registry());
+    housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
+    every(housekeeping, effective.getDuration("parley.metrics.journal-scan-interval"), gauges);
     TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
     housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
     every(housekeeping, settings.taskResumeInterval(), resumer);
@@ -146,17 +162,20 @@ public final class ParleyNode implements AutoCloseable {
     return pipeline;
   }
 
-  /** Leaves the cluster, stops the actor system and the tool executor; waits up to 30 s. */
+  /**
+   * Runs Pekko's {@link CoordinatedShutdown} (not ready, drain, hand the shards over, leave the
+   * cluster, stop the actor system and with it the journal's connection pool and the tool
+   * executor); waits up to 60 s.
+   */
   @Override
   public void close() {
     housekeeping.shutdownNow();
-    system.terminate();
+    CoordinatedShutdown.get(system).run(CoordinatedShutdown.unknownReason());
     try {
-      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("actor system did not stop in time", e);
     } finally {
-      housekeeping.shutdownNow();
       toolExecutor.shutdownNow();
     }
   }

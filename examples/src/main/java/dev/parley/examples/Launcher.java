@@ -10,7 +10,6 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -74,22 +73,26 @@ public final class Launcher {
       config = ConfigFactory.parseString("pekko.stdout-loglevel = OFF").withFallback(config);
       port = portGiven ? port : 0;
     }
+    // The demo's management endpoint is on 8558 unless configured; fixtures and port 0 take a free port.
+    if (!withProperties.hasPath("parley.management.port")) {
+      config = ConfigFactory.parseString("parley.management.port = " + (fixtures || port == 0 ? 0 : DEMO_MANAGEMENT_PORT))
+          .withFallback(config);
+    }
     long started = System.nanoTime();
     McpHttpServer server = fixtures ? startFixtures(port, data, config) : startDemo(port, data, config);
-    System.out.printf("Parley %s ready in %d ms: http://127.0.0.1:%d/mcp (data in %s)%n", args[0],
-        (System.nanoTime() - started) / 1_000_000, server.port(), data.toAbsolutePath());
+    System.out.printf("Parley %s ready in %d ms: http://127.0.0.1:%d/mcp, management http://127.0.0.1:%d/ready (data in %s)%n",
+        args[0], (System.nanoTime() - started) / 1_000_000, server.port(), server.managementPort(), data.toAbsolutePath());
     if (stdio) {
       server.serveStdio(System.in, protocolOut, "stdio:" + System.getProperty("user.name"));
       server.close(); // end of input: the host closed our stdin
       return;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.close();
-      stopped.countDown();
-    }, "parley-shutdown"));
-    stopped.await();
+    // No JVM hook of our own: Pekko's CoordinatedShutdown runs on SIGTERM (its own hook) and drains the node.
+    server.node().system().getWhenTerminated().toCompletableFuture().join();
+    System.exit(0);
   }
+
+  private static final int DEMO_MANAGEMENT_PORT = 8558;
 
   /** Starts the demo server; port 0 picks a free port. */
   public static McpHttpServer startDemo(int port, Path data) {

@@ -6,6 +6,13 @@ import dev.parley.http.internal.StdioTransport;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.internal.ops.ParleyTracing;
+import dev.parley.http.internal.ops.NodeLifecycle;
+import dev.parley.http.internal.ops.TracingSetup;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import dev.parley.http.auth.AuthSettings;
 import dev.parley.http.auth.OAuthResourceServer;
 import dev.parley.http.auth.ProtectedResourceRoutes;
@@ -16,6 +23,7 @@ import dev.parley.runtime.internal.state.RequestStateKey;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.apache.pekko.stream.Materializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +31,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -41,10 +49,12 @@ public final class McpHttpServer implements AutoCloseable {
 
   private final ParleyNode node;
   private final ServerBinding binding;
+  private final int managementPort;
 
-  private McpHttpServer(ParleyNode node, ServerBinding binding) {
+  private McpHttpServer(ParleyNode node, ServerBinding binding, int managementPort) {
     this.node = node;
     this.binding = binding;
+    this.managementPort = managementPort;
   }
 
   public static Builder builder(McpServerDefinition definition) {
@@ -53,6 +63,11 @@ public final class McpHttpServer implements AutoCloseable {
 
   public int port() {
     return binding.localAddress().getPort();
+  }
+
+  /** The port of {@code /ready}, {@code /alive} and {@code /metrics}; -1 when management is off. */
+  public int managementPort() {
+    return managementPort;
   }
 
   public ParleyNode node() {
@@ -69,14 +84,12 @@ public final class McpHttpServer implements AutoCloseable {
     new StdioTransport(node.pipeline(), principal, Materializer.matFromSystem(node.system()), out).serve(in);
   }
 
-  /** Unbinds (in-flight requests get up to 5 s), then stops the node. */
+  /**
+   * Runs the node's coordinated shutdown (see {@link NodeLifecycle}: not ready, refuse new
+   * requests, unbind, let in-flight requests finish, hand over, leave, stop) and waits for it.
+   */
   @Override
   public void close() {
-    try {
-      binding.terminate(Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      log.warn("HTTP unbind did not finish cleanly", e);
-    }
     node.close();
   }
 
@@ -88,6 +101,7 @@ public final class McpHttpServer implements AutoCloseable {
     private Integer port;
     private PrincipalResolver principals = PrincipalResolver.ANONYMOUS;
     private final List<Function<ParleyNode, Route>> extraRoutes = new ArrayList<>();
+    private OpenTelemetry openTelemetry;
 
     private Builder(McpServerDefinition definition) {
       this.definition = definition;
@@ -125,6 +139,15 @@ public final class McpHttpServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Traces with {@code openTelemetry} (the caller owns it). Without it, a node traces only when
+     * {@code parley.tracing.enabled} is on or the OTEL_* variables name an exporter ({@link TracingSetup}).
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = openTelemetry;
+      return this;
+    }
+
     /** Serves more routes beside the MCP endpoint on the same binding. */
     public Builder route(Function<ParleyNode, Route> route) {
       extraRoutes.add(route);
@@ -141,6 +164,16 @@ public final class McpHttpServer implements AutoCloseable {
       AuthSettings auth = AuthSettings.from(effective);
       ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
       try {
+        // Management first: /ready answers (not ready) while the rest starts.
+        int managementPort = -1;
+        if (effective.getBoolean("parley.management.enabled")) {
+          managementPort = PekkoManagement.get(node.system().classicSystem()).start()
+              .toCompletableFuture().get(30, TimeUnit.SECONDS).port();
+          log.info("management (/ready, /alive, /metrics) at http://{}:{}/", effective.getString("parley.management.host"),
+              managementPort);
+        }
+        ParleyTracing.get(node.system()).use(tracing(node, effective));
+        NodeLifecycle lifecycle = new NodeLifecycle(node.system(), NodeLifecycle.Settings.from(effective));
         RequestAuthorization authorization = auth.enabled()
             ? new OAuthResourceServer(auth, definition) : RequestAuthorization.open(principals);
         McpRoutes mcp = new McpRoutes(node.pipeline(), settings, authorization, Materializer.matFromSystem(node.system()));
@@ -154,14 +187,32 @@ public final class McpHttpServer implements AutoCloseable {
         }
         ServerBinding binding = Http.get(node.system())
             .newServerAt(settings.host(), port != null ? port : settings.port())
-            .bind(route)
+            .bind(lifecycle.gate(route))
             .toCompletableFuture().get(30, TimeUnit.SECONDS);
+        lifecycle.install(binding, managementPort >= 0);
         log.info("MCP endpoint at http://{}:{}/{}", settings.host(), binding.localAddress().getPort(), settings.path());
-        return new McpHttpServer(node, binding);
+        return new McpHttpServer(node, binding, managementPort);
       } catch (Exception e) {
         node.close();
         throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);
       }
+    }
+
+    private OpenTelemetry tracing(ParleyNode node, Config effective) {
+      if (openTelemetry != null) {
+        return openTelemetry;
+      }
+      if (!TracingSetup.enabled(effective, System.getenv())) {
+        return TracingSetup.off();
+      }
+      OpenTelemetrySdk sdk = TracingSetup.fromEnvironment();
+      // Flush and close the exporter as the node stops, after the last request ended.
+      CoordinatedShutdown.get(node.system()).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
+          "parley-tracing-close", () -> CompletableFuture.supplyAsync(() -> {
+            sdk.close();
+            return Done.getInstance();
+          }));
+      return sdk;
     }
 
     /** Configured shared keys, or (standalone) the key kept in the data directory. */

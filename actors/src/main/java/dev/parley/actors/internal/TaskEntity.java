@@ -2,6 +2,12 @@ package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.internal.ops.CallLog;
+import dev.parley.actors.internal.ops.CallMdc;
+import dev.parley.actors.internal.ops.ParleyMetrics;
+import dev.parley.actors.internal.ops.ParleyTracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import dev.parley.persistence.internal.TaskEvent;
 import dev.parley.persistence.internal.TaskEvent.TaskAnswersReceived;
 import dev.parley.persistence.internal.TaskEvent.TaskCancelled;
@@ -88,7 +94,15 @@ public final class TaskEntity
 
   public record Create(
       String method, String name, ObjectNode arguments, String principal, ObjectNode capabilities,
-      Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps, ActorRef<Reply> replyTo) implements Command {}
+      Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps, String traceParent, ActorRef<Reply> replyTo)
+      implements Command {
+
+    /** With the current span (the creating request's) as {@code traceParent}: the background run links to it. */
+    public Create(String method, String name, ObjectNode arguments, String principal, ObjectNode capabilities,
+        Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps, ActorRef<Reply> replyTo) {
+      this(method, name, arguments, principal, capabilities, answers, steps, ParleyTracing.currentTraceParent(), replyTo);
+    }
+  }
 
   public record Get(String principal, ActorRef<Reply> replyTo) implements Command {}
 
@@ -180,6 +194,7 @@ public final class TaskEntity
       TaskSettings settings, McpServerDefinition server, ReplayEngine engine, Executor toolExecutor,
       Consumer<TaskView> onChange) {
     return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
+      ParleyMetrics.get(context.getSystem()).entityStarted(ENTITY_TYPE_KEY.name());
       timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleTimeout());
       return new TaskEntity(taskId, context, timers, shard, settings, server, engine, toolExecutor, onChange);
     }));
@@ -240,9 +255,11 @@ public final class TaskEntity
 
   private ReplyEffect<TaskEvent, State> onCreate(Empty state, Create command) {
     TaskCreated created = new TaskCreated(command.method(), command.name(), command.arguments(), command.principal(),
-        command.capabilities(), command.answers(), command.steps(), settings.ttl().toMillis(), Instant.now());
+        command.capabilities(), command.answers(), command.steps(), settings.ttl().toMillis(), Instant.now(),
+        command.traceParent());
     return Effect().persist(created)
         .thenRun(updated -> {
+          ParleyMetrics.get(context.getSystem()).taskStatus(Status.WORKING.wireName);
           scheduleExpiry(created);
           startRun((Open) updated);
         })
@@ -355,6 +372,7 @@ public final class TaskEntity
   private ReplyEffect<TaskEvent, State> onIdleCheck(State state, IdleCheck command) {
     boolean idle = System.nanoTime() - lastActivity > settings.idleTimeout().toNanos();
     if (idle && running == null) {
+      ParleyMetrics.get(context.getSystem()).passivated(ENTITY_TYPE_KEY.name());
       shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
     }
     return Effect().noReply();
@@ -374,6 +392,7 @@ public final class TaskEntity
         // A stopping entity (passivation, rebalance, shutdown) stops its run: the run resumed
         // from the journal elsewhere must be the only one.
         .onSignal(PostStop.instance(), state -> {
+          ParleyMetrics.get(context.getSystem()).entityStopped(ENTITY_TYPE_KEY.name());
           if (running != null) {
             running.cancel();
           }
@@ -404,15 +423,23 @@ public final class TaskEntity
     };
     RunEnvironment environment = new RunEnvironment(state.created().principal(),
         ClientCapabilities.of(state.created().capabilities()), sink, cancellation, RunEnvironment.TaskMode.TASK);
-    StepJournal journal = new EntityStepJournal<Command>(self, RecordStep::new, settings.stepTimeout(), scheduler);
+    ParleyTracing tracing = ParleyTracing.get(context.getSystem());
+    StepJournal journal = new EntityStepJournal<Command>(self, RecordStep::new, settings.stepTimeout(), scheduler, tracing);
     CompletableFuture<RunOutcome> run;
-    try {
+    // The run's span (linked to the creating request's) and the task's MDC fields go with the handler (issue 13).
+    Span span = tracing.startTaskRun(state.created().method(), state.created().name(), taskId,
+        state.created().traceParent());
+    try (Scope traced = span.makeCurrent();
+         CallMdc.Scope mdc = CallMdc.open(state.created().method(), state.created().name(), null, null, taskId,
+             state.created().principal())) {
       run = CompletableFuture
           .supplyAsync(() -> engine.run(target, state.created().arguments(), environment, state.history(), journal), toolExecutor)
           .thenCompose(stage -> stage);
     } catch (RejectedExecutionException e) {
+      span.end();
       return; // the next Wake tries again
     }
+    run.whenComplete((outcome, failure) -> span.end());
     running = cancellation;
     context.pipeToSelf(run, (outcome, failure) -> new RunFinished(outcome != null ? outcome
         : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error running the task", null))));
@@ -439,6 +466,11 @@ public final class TaskEntity
   }
 
   private void publish(State state) {
+    if (state instanceof Ended ended) { // publish runs once per persisted change: the end is counted once
+      java.time.Duration took = java.time.Duration.between(ended.created().at(), ended.lastUpdatedAt());
+      ParleyMetrics.get(context.getSystem()).taskEnded(ended.status().wireName, took);
+      CallLog.taskEnded(taskId, ended.created(), ended.status().wireName, took);
+    }
     Reply view = view(state);
     if (view instanceof TaskView task) {
       onChange.accept(task);

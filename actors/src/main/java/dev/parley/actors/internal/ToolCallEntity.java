@@ -3,6 +3,12 @@ package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.internal.ops.CallLog;
+import dev.parley.actors.internal.ops.CallMdc;
+import dev.parley.actors.internal.ops.ParleyMetrics;
+import dev.parley.actors.internal.ops.ParleyTracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import dev.parley.persistence.internal.CallEvent;
 import dev.parley.persistence.internal.CallEvent.AnswersReceived;
 import dev.parley.persistence.internal.CallEvent.CallBecameTask;
@@ -31,6 +37,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -43,6 +50,7 @@ import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
 import org.apache.pekko.persistence.typed.javadsl.Recovery;
 import org.apache.pekko.persistence.typed.javadsl.ReplyEffect;
+import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -75,7 +83,14 @@ public final class ToolCallEntity
   /** Makes the call durable after its first round asked {@code questions}. */
   public record Start(
       String method, String name, ObjectNode arguments, String principal, Map<String, JsonNode> steps,
-      List<AskedQuestion> questions, ActorRef<Reply> replyTo) implements Command {}
+      List<AskedQuestion> questions, String traceParent, ActorRef<Reply> replyTo) implements Command {
+
+    /** With the current span (the first request's) as the call's {@code traceParent}: later rounds link to it. */
+    public Start(String method, String name, ObjectNode arguments, String principal, Map<String, JsonNode> steps,
+        List<AskedQuestion> questions, ActorRef<Reply> replyTo) {
+      this(method, name, arguments, principal, steps, questions, ParleyTracing.currentTraceParent(), replyTo);
+    }
+  }
 
   /**
    * A retry: answers to the questions of {@code round}. {@code principal} is the binding key;
@@ -83,8 +98,17 @@ public final class ToolCallEntity
    */
   public record SubmitAnswers(
       int round, ObjectNode inputResponses, String principal, Principal caller, ObjectNode capabilities,
-      boolean mayBecomeTask, ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo) implements Command {
+      boolean mayBecomeTask, ActorRef<RoundNotice> notices, String traceParent, ActorRef<Reply> replyTo)
+      implements Command {
 
+    /** With the current span (the retry request's) as {@code traceParent}: the round's span is its child, on any node. */
+    public SubmitAnswers(int round, ObjectNode inputResponses, String principal, Principal caller, ObjectNode capabilities,
+        boolean mayBecomeTask, ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo) {
+      this(round, inputResponses, principal, caller, capabilities, mayBecomeTask, notices,
+          ParleyTracing.currentTraceParent(), replyTo);
+    }
+
+    /** As above, for a caller known only by its binding key. */
     public SubmitAnswers(int round, ObjectNode inputResponses, String principal, ObjectNode capabilities,
         boolean mayBecomeTask, ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo) {
       this(round, inputResponses, principal, Principal.fromId(principal), capabilities, mayBecomeTask, notices, replyTo);
@@ -188,8 +212,19 @@ public final class ToolCallEntity
   /** @param shard the entity's shard, asked to passivate the call once it ended */
   public static Behavior<Command> create(String callId, ActorRef<ClusterSharding.ShardCommand> shard,
       McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
-    return Behaviors.setup(context -> new ToolCallEntity(context,
-        PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), shard, server, engine, toolExecutor, stepTimeout));
+    return Behaviors.setup(context -> {
+      ParleyMetrics.get(context.getSystem()).entityStarted(ENTITY_TYPE_KEY.name());
+      return new ToolCallEntity(context,
+          PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), shard, server, engine, toolExecutor, stepTimeout);
+    });
+  }
+
+  /** Live-entity gauge: the call left memory (passivated, or its node stopped). */
+  @Override
+  public SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder()
+        .onSignal(PostStop.instance(), state -> ParleyMetrics.get(context.getSystem()).entityStopped(ENTITY_TYPE_KEY.name()))
+        .build();
   }
 
   /** Parley saves no snapshots: recovery skips the snapshot store's query. */
@@ -290,7 +325,7 @@ public final class ToolCallEntity
 
   private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {
     CallStarted started = new CallStarted(command.method(), command.name(), command.arguments(), command.principal(),
-        command.steps(), command.questions(), java.time.Instant.now());
+        command.steps(), command.questions(), java.time.Instant.now(), command.traceParent());
     return Effect().persist(started).thenReply(command.replyTo(), s -> new Asked(1, command.questions()));
   }
 
@@ -334,18 +369,26 @@ public final class ToolCallEntity
         command.mayBecomeTask() ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
     ActorRef<Command> self = context.getSelf();
     Scheduler scheduler = context.getSystem().scheduler();
-    StepJournal journal = new EntityStepJournal<Command>(self, RecordStep::new, stepTimeout, scheduler);
+    ParleyTracing tracing = ParleyTracing.get(context.getSystem());
+    StepJournal journal = new EntityStepJournal<Command>(self, RecordStep::new, stepTimeout, scheduler, tracing);
     CompletableFuture<RunOutcome> run;
-    try {
+    // The round's span and the call's MDC fields go with the handler onto the tool executor (issue 13).
+    Span span = tracing.startRound(state.call().method(), state.call().name(), persistenceId().entityId(),
+        state.round() + 1, command.traceParent(), state.call().traceParent());
+    try (Scope traced = span.makeCurrent();
+         CallMdc.Scope mdc = CallMdc.open(state.call().method(), state.call().name(), persistenceId().entityId(),
+             state.round() + 1, null, command.principal())) {
       // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
       run = CompletableFuture
           .supplyAsync(() -> engine.run(target, state.call().arguments(), environment,
               state.history().withAnswers(answers), journal), toolExecutor)
           .thenCompose(stage -> stage);
     } catch (RejectedExecutionException e) {
+      span.end();
       command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Server busy", null)));
       return;
     }
+    run.whenComplete((outcome, failure) -> span.end());
     running = cancellation;
     runningRound = state.round();
     context.pipeToSelf(run, (outcome, failure) -> new RunFinished(state.round(), answers,
@@ -424,6 +467,14 @@ public final class ToolCallEntity
    * of its last round recovers it from the journal and gets the recorded outcome.
    */
   private void passivate(State ended) {
+    ParleyMetrics metrics = ParleyMetrics.get(context.getSystem());
+    if (ended instanceof Ended call) {
+      String outcome = call.outcome() instanceof Finished ? "completed"
+          : call.outcome() instanceof HandedOver ? "became_task" : "failed";
+      metrics.callEnded(outcome, call.round() + 1); // round N's answers ended it: N asking rounds, then this one
+      CallLog.callEnded(persistenceId().entityId(), call.call(), outcome, call.round() + 1);
+    }
+    metrics.passivated(ENTITY_TYPE_KEY.name());
     shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
   }
 

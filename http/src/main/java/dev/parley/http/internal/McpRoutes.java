@@ -9,6 +9,7 @@ import dev.parley.http.PrincipalResolver;
 import dev.parley.http.auth.RequestAuthorization;
 import dev.parley.runtime.Principal;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
+import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
@@ -43,6 +44,7 @@ public final class McpRoutes extends AllDirectives {
   private final EdgeChecks checks;
   private final HttpReplies replies;
   private final LegacyRoutes legacy;
+  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
   public McpRoutes(McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
     this(pipeline, settings, RequestAuthorization.open(principals), materializer);
@@ -57,10 +59,12 @@ public final class McpRoutes extends AllDirectives {
     this.checks = new EdgeChecks(settings, pipeline.server());
     this.replies = new HttpReplies(settings.keepAlive());
     this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer);
+    this.observer = RequestObserver.of(materializer, pipeline.server());
   }
 
   public Route route() {
-    return path(settings.path(), () -> extractRequest(request -> completeWithFuture(handle(request))));
+    return path(settings.path(), () -> extractRequest(request -> completeWithFuture(
+        handle(request).whenComplete((response, failure) -> observer.edgeResponded(response)))));
   }
 
   /** The whole endpoint as a function; never fails. */
@@ -125,20 +129,22 @@ public final class McpRoutes extends AllDirectives {
       request = McpRequest.from(message, principal);
       checks.checkHeaders(http, request);
     } catch (McpException e) {
+      observer.refusedAtEdge("invalid_message");
       return done(HttpReplies.json(McpReply.Error.atGate(JsonRpc.idOf(body), e)));
     }
     boolean listen = request.method().equals(Methods.SUBSCRIPTIONS_LISTEN);
     if (listen || (request.wantsNotifications() && EdgeChecks.acceptsEventStream(http))) {
       Cancellation cancellation = new Cancellation();
-      McpReply reply = pipeline.stream(request, cancellation);
       McpRequest admitted = request;
+      McpReply reply = observer.observeStream(http, request, () -> pipeline.stream(admitted, cancellation));
       return done(reply instanceof McpReply.Stream stream
           ? replies.eventStream(new McpReply.Stream(stream.notifications(),
               stream.end().thenApply(end -> authorization.visible(admitted, end))), cancellation) // issue 12
           : HttpReplies.json(authorization.visible(request, (McpReply.Final) reply)));
     }
     McpRequest admitted = request;
-    return pipeline.handle(request).thenApply(reply -> HttpReplies.json(authorization.visible(admitted, reply))); // issue 12
+    return observer.observe(http, request, () -> pipeline.handle(admitted))
+        .thenApply(reply -> HttpReplies.json(authorization.visible(admitted, reply))); // issue 12
   }
 
   private static <T> CompletionStage<T> done(T value) {

@@ -1,5 +1,6 @@
 package dev.parley.persistence.internal;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.internal.engine.AskedQuestion;
@@ -27,7 +28,15 @@ public sealed interface CallEvent extends JournalEvent {
       String principal,
       Map<String, JsonNode> steps,
       List<AskedQuestion> questions,
-      Instant startedAt) implements CallEvent {}
+      Instant startedAt,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String traceParent) implements CallEvent {
+
+    /** Without a trace: {@code traceParent} (the W3C traceparent of the first request's span) stays null. */
+    public CallStarted(String method, String name, ObjectNode arguments, String principal, Map<String, JsonNode> steps,
+        List<AskedQuestion> questions, Instant startedAt) {
+      this(method, name, arguments, principal, steps, questions, startedAt, null);
+    }
+  }
 
   /** Valid answers to the questions of {@code round} arrived. */
   record AnswersReceived(int round, Map<String, RecordedAnswer> answers) implements CallEvent {}

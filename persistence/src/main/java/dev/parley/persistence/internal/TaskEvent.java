@@ -1,5 +1,6 @@
 package dev.parley.persistence.internal;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.internal.engine.AskedQuestion;
@@ -26,7 +27,15 @@ public sealed interface TaskEvent extends JournalEvent {
    */
   record TaskCreated(
       String method, String name, ObjectNode arguments, String principal, ObjectNode capabilities,
-      Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps, long ttlMs, Instant at) implements TaskEvent {}
+      Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps, long ttlMs, Instant at,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String traceParent) implements TaskEvent {
+
+    /** Without a trace: {@code traceParent} (the W3C traceparent of the creating request's span) stays null. */
+    public TaskCreated(String method, String name, ObjectNode arguments, String principal, ObjectNode capabilities,
+        Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps, long ttlMs, Instant at) {
+      this(method, name, arguments, principal, capabilities, answers, steps, ttlMs, at, null);
+    }
+  }
 
   record TaskStepRecorded(String name, JsonNode value, Instant at) implements TaskEvent {}
 

@@ -1,0 +1,103 @@
+package dev.parley.actors.internal.ops;
+
+import dev.parley.runtime.Json;
+import io.opentelemetry.context.Context;
+import org.slf4j.MDC;
+
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Logback MDC fields of a call: {@value #CALL_ID}, {@value #ROUND}, {@value #TASK_ID},
+ * {@value #PRINCIPAL} (a digest, never the principal itself), {@value #METHOD} and
+ * {@value #TOOL}. Whoever starts work for a call opens a {@link Scope} around the hand-off; the
+ * {@link #toolExecutor tool executor} carries the submitter's fields (and its OpenTelemetry
+ * context) to the thread that runs the handler and clears them when the work ends, so a pooled
+ * thread never keeps another call's fields.
+ */
+public final class CallMdc {
+  public static final String CALL_ID = "callId";
+  public static final String ROUND = "round";
+  public static final String TASK_ID = "taskId";
+  public static final String PRINCIPAL = "principal";
+  public static final String METHOD = "mcpMethod";
+  public static final String TOOL = "tool";
+
+  private CallMdc() {}
+
+  /** Restores the fields that were there before {@link #open}. */
+  public static final class Scope implements AutoCloseable {
+    private final Map<String, String> previous;
+
+    private Scope(Map<String, String> previous) {
+      this.previous = previous;
+    }
+
+    @Override
+    public void close() {
+      restore(previous);
+    }
+  }
+
+  /** Sets the fields that are not null (and removes the others) until the scope closes. */
+  public static Scope open(String method, String tool, String callId, Integer round, String taskId, String principal) {
+    Map<String, String> previous = MDC.getCopyOfContextMap();
+    put(METHOD, method);
+    put(TOOL, tool);
+    put(CALL_ID, callId);
+    put(ROUND, round == null ? null : round.toString());
+    put(TASK_ID, taskId);
+    put(PRINCIPAL, principal == null ? null : principalDigest(principal));
+    return new Scope(previous);
+  }
+
+  /** The first 16 hex digits of the principal's SHA-256: tells callers apart, names no one. */
+  public static String principalDigest(String principal) {
+    return Json.sha256Hex(principal).substring(0, 16);
+  }
+
+  /** A fixed pool whose tasks run with the MDC their submitter had, and with none after. */
+  public static ThreadPoolExecutor toolExecutor(int threads, ThreadFactory threadFactory) {
+    return new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+        threadFactory) {
+      @Override
+      public void execute(Runnable command) {
+        super.execute(carrying(command));
+      }
+    };
+  }
+
+  /** {@code work} wrapped to run with the calling thread's current MDC and OpenTelemetry context. */
+  public static Runnable carrying(Runnable work) {
+    Map<String, String> captured = MDC.getCopyOfContextMap();
+    Map<String, String> fields = captured == null ? Map.of() : captured;
+    Context trace = Context.current();
+    return () -> {
+      MDC.setContextMap(fields);
+      try (io.opentelemetry.context.Scope scope = trace.makeCurrent()) {
+        work.run();
+      } finally {
+        MDC.clear();
+      }
+    };
+  }
+
+  private static void put(String key, String value) {
+    if (value == null) {
+      MDC.remove(key);
+    } else {
+      MDC.put(key, value);
+    }
+  }
+
+  private static void restore(Map<String, String> previous) {
+    if (previous == null) {
+      MDC.clear();
+    } else {
+      MDC.setContextMap(previous);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package dev.parley.actors.internal.ops;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Extension;
+import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.StreamSupport;
+
+/**
+ * The metrics of one node (one registry per actor system, so several nodes in one JVM keep
+ * apart), scraped as Prometheus text from the management port's {@code /metrics}. Request
+ * metrics follow the OpenTelemetry MCP semantic conventions; the rest are Parley's own
+ * ({@code parley.*}): what only Parley has, rounds, durable calls and tasks.
+ */
+public final class ParleyMetrics implements Extension {
+  /** OpenTelemetry MCP conventions: the server-side duration of one request, in seconds. */
+  public static final String OPERATION_DURATION = "mcp.server.operation.duration";
+  /** Bucket boundaries the MCP conventions recommend for {@value #OPERATION_DURATION}. */
+  private static final Duration[] OPERATION_BUCKETS = seconds(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300);
+
+  private static final ExtensionId<ParleyMetrics> ID = new ExtensionId<>() {
+    @Override
+    public ParleyMetrics createExtension(ActorSystem<?> system) {
+      return new ParleyMetrics(system);
+    }
+  };
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Map<String, AtomicInteger> liveEntities = new ConcurrentHashMap<>();
+
+  private ParleyMetrics(ActorSystem<?> system) {
+    new ClassLoaderMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    system.getWhenTerminated().whenComplete((done, failure) -> gc.close());
+    if (clustered(system)) {
+      registerClusterGauges(system);
+    }
+  }
+
+  /** Whether {@code system} runs Pekko Cluster (a node always does; an entity test kit may not). */
+  static boolean clustered(ActorSystem<?> system) {
+    String provider = system.settings().config().getString("pekko.actor.provider");
+    return provider.equals("cluster") || provider.equals("org.apache.pekko.cluster.ClusterActorRefProvider");
+  }
+
+  /** Pekko basics: this node's view of the cluster. */
+  private void registerClusterGauges(ActorSystem<?> system) {
+    Cluster cluster = Cluster.get(system);
+    for (MemberStatus status : new MemberStatus[] {MemberStatus.up(), MemberStatus.joining(), MemberStatus.leaving(),
+        MemberStatus.exiting(), MemberStatus.weaklyUp()}) {
+      Gauge.builder("pekko.cluster.members", cluster, c -> StreamSupport.stream(c.state().getMembers().spliterator(), false)
+              .filter(member -> member.status().equals(status)).count())
+          .description("Cluster members this node sees, by status")
+          .tag("status", status.toString().toLowerCase(java.util.Locale.ROOT))
+          .register(registry);
+    }
+    Gauge.builder("pekko.cluster.unreachable", cluster, c -> c.state().getUnreachable().size())
+        .description("Cluster members this node cannot reach")
+        .register(registry);
+  }
+
+  public static ParleyMetrics get(ActorSystem<?> system) {
+    return ID.apply(system);
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The whole registry in the Prometheus text format. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  /**
+   * One answered JSON-RPC request.
+   *
+   * @param tool the tool name of a {@code tools/call}, else empty
+   * @param resultType {@code complete}, {@code input_required}, {@code task} or {@code error}
+   * @param errorCode the JSON-RPC error code, empty unless {@code resultType} is {@code error}
+   */
+  public void requestEnded(String method, String tool, String protocolVersion, String resultType, String errorCode,
+      long nanos) {
+    Timer.builder(OPERATION_DURATION)
+        .description("MCP request duration as observed on the server, from the request received to the response sent")
+        .tag("mcp.method.name", method)
+        .tag("gen_ai.tool.name", tool)
+        .tag("mcp.protocol.version", protocolVersion)
+        .tag("parley.result_type", resultType)
+        .tag("rpc.response.status_code", errorCode)
+        .serviceLevelObjectives(OPERATION_BUCKETS)
+        .register(registry)
+        .record(Duration.ofNanos(nanos));
+  }
+
+  /** A request the HTTP edge answered before any dispatch (bad Host, wrong method, draining, ...). */
+  public void refusedAtEdge(String reason) {
+    Counter.builder("parley.edge.refused")
+        .description("Requests refused by the HTTP edge before dispatch, by reason")
+        .tag("reason", reason)
+        .register(registry)
+        .increment();
+  }
+
+  /** A durable call ended ({@code completed}, {@code failed} or {@code became_task}) after {@code rounds} rounds. */
+  public void callEnded(String outcome, int rounds) {
+    Counter.builder("parley.calls.ended")
+        .description("Durable (multi-round) calls that ended, by outcome")
+        .tag("outcome", outcome)
+        .register(registry)
+        .increment();
+    DistributionSummary.builder("parley.call.rounds")
+        .description("Rounds per durable call, recorded when the call ends")
+        .register(registry)
+        .record(rounds);
+  }
+
+  /** A task reached {@code status} ({@code working} when created, then a terminal status). */
+  public void taskStatus(String status) {
+    Counter.builder("parley.tasks")
+        .description("Tasks that reached a status (working when created; completed, failed, cancelled at the end)")
+        .tag("status", status)
+        .register(registry)
+        .increment();
+  }
+
+  /** A task ended with {@code status}, {@code duration} after it was created. */
+  public void taskEnded(String status, Duration duration) {
+    taskStatus(status);
+    Timer.builder("parley.task.duration")
+        .description("Task duration from creation to its terminal status")
+        .tag("status", status)
+        .register(registry)
+        .record(duration.isNegative() ? Duration.ZERO : duration);
+  }
+
+  /** An entity of {@code type} started (fresh or recovered from the journal). */
+  public void entityStarted(String type) {
+    live(type).incrementAndGet();
+  }
+
+  /** An entity of {@code type} stopped (passivated, or its node shut down). */
+  public void entityStopped(String type) {
+    live(type).decrementAndGet();
+  }
+
+  /** An entity asked its shard to passivate it. */
+  public void passivated(String type) {
+    Counter.builder("parley.entity.passivations")
+        .description("Entities that asked to leave memory, by type")
+        .tag("type", type)
+        .register(registry)
+        .increment();
+  }
+
+  private AtomicInteger live(String type) {
+    return liveEntities.computeIfAbsent(type, key -> {
+      AtomicInteger count = new AtomicInteger();
+      Gauge.builder("parley.entities.live", count, AtomicInteger::get)
+          .description("Entities in memory on this node, by type")
+          .tag("type", key)
+          .register(registry);
+      return count;
+    });
+  }
+
+  private static Duration[] seconds(double... values) {
+    Duration[] durations = new Duration[values.length];
+    for (int i = 0; i < values.length; i++) {
+      durations[i] = Duration.ofNanos((long) (values[i] * 1_000_000_000L));
+    }
+    return durations;
+  }
+}

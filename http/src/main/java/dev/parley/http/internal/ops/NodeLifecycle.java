@@ -1,0 +1,106 @@
+package dev.parley.http.internal.ops;
+
+import com.typesafe.config.Config;
+import dev.parley.actors.internal.ops.NodeHealth;
+import dev.parley.actors.internal.ops.ParleyMetrics;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.internal.wire.JsonRpc.Response;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.Connection;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.management.javadsl.PekkoManagement;
+import org.apache.pekko.pattern.Patterns;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A node's shutdown on Pekko's {@link CoordinatedShutdown} (run by its JVM hook on SIGTERM, or
+ * by {@code close()}), in Pekko's phases:
+ * <ol>
+ *   <li>{@code before-service-unbind}: the node reports not ready and refuses new MCP requests
+ *       with 503 and {@code Retry-After}; it waits {@code parley.lifecycle.readiness-delay} so
+ *       load balancers see the change before the port closes;</li>
+ *   <li>{@code service-unbind}: the MCP port stops accepting connections;</li>
+ *   <li>{@code service-requests-done}: in-flight requests finish, for at most
+ *       {@code parley.lifecycle.in-flight-timeout};</li>
+ *   <li>Pekko's own phases: the shards are handed over, the member leaves the cluster, the
+ *       actor system stops (and with it the journal's connection pool);</li>
+ *   <li>{@code before-actor-system-terminate}: the management endpoint stops.</li>
+ * </ol>
+ */
+public final class NodeLifecycle extends AllDirectives {
+  private static final Logger log = LoggerFactory.getLogger(NodeLifecycle.class);
+
+  /** The {@code parley.lifecycle} block. */
+  public record Settings(Duration readinessDelay, Duration inFlightTimeout, Duration retryAfter) {
+    public static Settings from(Config config) {
+      Config lifecycle = config.getConfig("parley.lifecycle");
+      return new Settings(lifecycle.getDuration("readiness-delay"), lifecycle.getDuration("in-flight-timeout"),
+          lifecycle.getDuration("retry-after"));
+    }
+  }
+
+  private final ActorSystem<?> system;
+  private final NodeHealth health;
+  private final ParleyMetrics metrics;
+  private final Settings settings;
+
+  /** The lifecycle of the node on {@code system}; {@link #install} adds its shutdown tasks. */
+  public NodeLifecycle(ActorSystem<?> system, Settings settings) {
+    this.system = system;
+    this.health = NodeHealth.get(system);
+    this.metrics = ParleyMetrics.get(system);
+    this.settings = settings;
+  }
+
+  /** Registers the shutdown tasks for the MCP endpoint's {@code binding}; marks the endpoint bound. */
+  public void install(ServerBinding binding, boolean managementStarted) {
+    CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+    shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "parley-not-ready", () -> {
+      health.startDraining();
+      log.info("draining: not ready; new requests get 503; the MCP port closes in {} ms",
+          settings.readinessDelay().toMillis());
+      return Patterns.after(settings.readinessDelay(), system.classicSystem().scheduler(), system.executionContext(),
+          () -> CompletableFuture.completedFuture(Done.getInstance()));
+    });
+    // service-unbind: stop accepting; service-requests-done: in-flight requests get their time.
+    binding.addToCoordinatedShutdown(settings.inFlightTimeout(), system);
+    if (managementStarted) {
+      shutdown.addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "parley-management-stop",
+          () -> PekkoManagement.get(system.classicSystem()).stop());
+    }
+    health.endpointBound();
+  }
+
+  /** {@code inner}, unless the node is draining: then a clean, retryable 503 with {@code Retry-After}. */
+  public Route gate(Route inner) {
+    return extractRequest(request -> {
+      if (!health.draining()) {
+        return inner;
+      }
+      metrics.refusedAtEdge("draining");
+      request.discardEntityBytes(system);
+      return complete(HttpResponse.create()
+          .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+          .addHeader(RawHeader.create("Retry-After", Long.toString(Math.max(1, settings.retryAfter().toSeconds()))))
+          .addHeader(Connection.create("close"))
+          .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, Json.write(Response.error(null,
+              new ErrorObject(ErrorCodes.INTERNAL_ERROR, "The server is shutting down; retry the request", null))))));
+    });
+  }
+
+}
