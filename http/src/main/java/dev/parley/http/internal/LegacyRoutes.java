@@ -142,7 +142,13 @@ final class LegacyRoutes {
       boolean mayAsk = message.method().equals(Methods.TOOLS_CALL) || message.method().equals(Methods.PROMPTS_GET)
           || message.method().equals(Methods.RESOURCES_READ);
       if (mayAsk && EdgeChecks.acceptsEventStream(http)) {
-        return done(callStream(request));
+        if (request.wantsNotifications()) {
+          return done(callStream((emit, awaiting) -> pipeline.legacyCalls().run(request, emit, new Cancellation(), awaiting)));
+        }
+        // Without notifications the first round decides: a result is one JSON body; only questions need the stream.
+        return pipeline.handle(request).thenApply(first -> first instanceof McpReply.InputRequired
+            ? callStream((emit, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, emit, awaiting))
+            : json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
       }
       return pipeline.handle(request).thenApply(reply -> reply instanceof McpReply.InputRequired
           ? error(StatusCodes.BAD_REQUEST, message.id(), ErrorCodes.INVALID_REQUEST,
@@ -157,12 +163,12 @@ final class LegacyRoutes {
    * A call's SSE stream: its notifications, a server→client request per question, then its
    * result ({@link LegacyCalls}). The client closing the stream stops the waiting, not the call.
    */
-  private HttpResponse callStream(McpRequest request) {
+  private HttpResponse callStream(
+      java.util.function.BiFunction<java.util.function.Consumer<Object>, Cancellation, CompletionStage<Void>> call) {
     Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
         Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
     Cancellation awaiting = new Cancellation();
-    pipeline.legacyCalls().run(request, queue.first()::offer, new Cancellation(), awaiting)
-        .whenComplete((done, failure) -> queue.first().complete());
+    call.apply(queue.first()::offer, awaiting).whenComplete((done, failure) -> queue.first().complete());
     return eventStream(queue.second().watchTermination((notUsed, terminated) -> {
       PekkoStages.direct(terminated).whenComplete((ok, failure) -> awaiting.cancel());
       return NotUsed.getInstance();

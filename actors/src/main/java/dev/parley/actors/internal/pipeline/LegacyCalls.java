@@ -43,6 +43,17 @@ public final class LegacyCalls {
     return done;
   }
 
+  /**
+   * Goes on from a first round that already ended with {@code first} (answered by
+   * {@link McpPipeline#handle}): its questions, then its later rounds, then its response.
+   */
+  public CompletionStage<Void> continueFrom(McpRequest request, McpReply.Final first, Consumer<Object> emit,
+      Cancellation stop) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    continueWith(request, first, null, emit, new HashSet<>(), stop, done);
+    return done;
+  }
+
   private void continueWith(McpRequest request, McpReply.Final reply, Throwable failure, Consumer<Object> emit,
       Set<String> sent, Cancellation stop, CompletableFuture<Void> done) {
     if (stop.isCancelled()) {
