@@ -57,11 +57,9 @@ final class HttpReplies {
    * the stream ends before the final reply, {@code cancellation} fires.
    */
   HttpResponse eventStream(McpReply.Stream stream, Cancellation cancellation) {
-    Source<ByteString, NotUsed> frames = stream.notifications()
+    return eventStream(stream.notifications()
         .<Object>map(notification -> notification)
         .concat(Source.completionStage(stream.end()).map(McpReply.Final::response))
-        .map(HttpReplies::sseFrame)
-        .keepAlive(keepAlive, () -> KEEP_ALIVE)
         .watchTermination((notUsed, terminated) -> {
           PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
             if (!stream.end().toCompletableFuture().isDone()) {
@@ -69,7 +67,12 @@ final class HttpReplies {
             }
           });
           return NotUsed.getInstance();
-        });
+        }));
+  }
+
+  /** Any JSON-RPC messages as an SSE response, one event each, with keep-alive comments between. */
+  HttpResponse eventStream(Source<?, NotUsed> messages) {
+    Source<ByteString, NotUsed> frames = messages.map(HttpReplies::sseFrame).keepAlive(keepAlive, () -> KEEP_ALIVE);
     return HttpResponse.create()
         .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
         .addHeader(RawHeader.create("Cache-Control", "no-cache"))
@@ -80,7 +83,7 @@ final class HttpReplies {
     return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
   }
 
-  private static HttpResponse json(StatusCode status, JsonRpc.Response body) {
+  static HttpResponse json(StatusCode status, JsonRpc.Response body) {
     byte[] bytes;
     try {
       bytes = Json.MAPPER.writeValueAsBytes(body);

@@ -9,7 +9,6 @@ import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.runtime.ErrorCodes;
-import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
@@ -18,13 +17,10 @@ import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import org.apache.pekko.NotUsed;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
-import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
@@ -33,7 +29,6 @@ import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
-import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,17 +50,16 @@ final class LegacyRoutes {
   private static final Logger log = LoggerFactory.getLogger(LegacyRoutes.class);
   static final String SESSION_HEADER = "mcp-session-id";
   private static final int STREAM_BUFFER = 256;
-  private static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
 
   private final McpPipeline pipeline;
   private final LegacySessions sessions;
-  private final Duration keepAlive;
+  private final HttpReplies replies;
   private final Materializer materializer;
 
   LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
     this.pipeline = pipeline;
     this.sessions = pipeline.sessions();
-    this.keepAlive = keepAlive;
+    this.replies = new HttpReplies(keepAlive);
     this.materializer = materializer;
   }
 
@@ -97,7 +91,7 @@ final class LegacyRoutes {
         return done(error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
       }
       return sessions.initialize(message, principal).thenApply(opened ->
-          json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
+          HttpReplies.json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
               .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId())));
     }
     return withSession(http, message.id(), principal, session -> {
@@ -126,7 +120,7 @@ final class LegacyRoutes {
           ? HttpResponse.create().withStatus(StatusCodes.OK)
           : error(StatusCodes.NOT_FOUND, null, ErrorCodes.INVALID_REQUEST, "Session not found"));
     }
-    return withSession(http, null, principal, session -> done(eventStream(
+    return withSession(http, null, principal, session -> done(replies.eventStream(
         pipeline.sessionNotifications(sessionId, principal).map(notification -> (Object) notification))));
   }
 
@@ -135,7 +129,7 @@ final class LegacyRoutes {
     try {
       CompletionStage<JsonRpc.Response> own = sessions.own(sessionId(http).orElseThrow(), principal, message);
       if (own != null) {
-        return own.thenApply(response -> json(response.error() == null ? StatusCodes.OK
+        return own.thenApply(response -> HttpReplies.json(response.error() == null ? StatusCodes.OK
             : HttpStatusTable.statusOf(McpReply.Origin.IN_BAND, response.error().code()), response));
       }
       McpRequest request = LegacySessions.request(message, principal, session);
@@ -148,14 +142,14 @@ final class LegacyRoutes {
         // Without notifications the first round decides: a result is one JSON body; only questions need the stream.
         return pipeline.handle(request).thenApply(first -> first instanceof McpReply.InputRequired
             ? callStream((emit, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, emit, awaiting))
-            : json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
+            : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
       }
       return pipeline.handle(request).thenApply(reply -> reply instanceof McpReply.InputRequired
           ? error(StatusCodes.BAD_REQUEST, message.id(), ErrorCodes.INVALID_REQUEST,
               "This call asks the user a question: send Accept: text/event-stream so the question can be sent")
-          : json(HttpStatusTable.statusOf(reply), LegacyCalls.response(reply)));
+          : HttpReplies.json(HttpStatusTable.statusOf(reply), LegacyCalls.response(reply)));
     } catch (McpException e) {
-      return done(json(StatusCodes.OK, JsonRpc.Response.error(message.id(), e.toError())));
+      return done(HttpReplies.json(StatusCodes.OK, JsonRpc.Response.error(message.id(), e.toError())));
     }
   }
 
@@ -169,7 +163,7 @@ final class LegacyRoutes {
         Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
     Cancellation awaiting = new Cancellation();
     call.apply(queue.first()::offer, awaiting).whenComplete((done, failure) -> queue.first().complete());
-    return eventStream(queue.second().watchTermination((notUsed, terminated) -> {
+    return replies.eventStream(queue.second().watchTermination((notUsed, terminated) -> {
       PekkoStages.direct(terminated).whenComplete((ok, failure) -> awaiting.cancel());
       return NotUsed.getInstance();
     }));
@@ -192,22 +186,7 @@ final class LegacyRoutes {
   }
 
   private static HttpResponse error(StatusCode status, JsonNode id, int code, String message) {
-    return json(status, JsonRpc.Response.error(id, new ErrorObject(code, message, null)));
-  }
-
-  private static HttpResponse json(StatusCode status, JsonRpc.Response body) {
-    return HttpResponse.create().withStatus(status)
-        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, Json.write(body)));
-  }
-
-  private HttpResponse eventStream(Source<Object, NotUsed> messages) {
-    Source<ByteString, NotUsed> frames = messages
-        .map(message -> ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n"))
-        .keepAlive(keepAlive, () -> KEEP_ALIVE);
-    return HttpResponse.create()
-        .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
-        .addHeader(RawHeader.create("Cache-Control", "no-cache"))
-        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
+    return HttpReplies.json(status, JsonRpc.Response.error(id, new ErrorObject(code, message, null)));
   }
 
   private static <T> CompletionStage<T> done(T value) {
