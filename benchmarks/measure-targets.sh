@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the performance targets of README.md ("Performance") on this machine, in one run:
+# Measures the performance targets of docs/performance.md on this machine, in one run:
 #   1. the bare pekko-http baseline, one-round tools/call
 #   2. the demo server (fresh H2 data directory), one-round tools/call (check_availability)
 #   3. the demo server, two-round MRTR flows (create_invoice, answering currency)

@@ -10,7 +10,7 @@ import java.util.Arrays;
  * The launcher of {@code parley-benchmarks.jar} and {@code parley-load.jar} (the same jar):
  * {@code jmh ...} runs the JMH benchmarks, {@code baseline ...} starts the bare pekko-http
  * route, {@code load ...} (or any arguments that start with an option) runs the load generator,
- * {@code targets ...} turns result files into the README's target table.
+ * {@code targets ...} turns result files into the target table of docs/performance.md.
  */
 public final class Main {
   private Main() {}
@@ -29,7 +29,7 @@ public final class Main {
             usage:
               java -jar parley-load.jar --url URL (--duration D | --requests N) [options]   load generator (--help)
               java -jar parley-load.jar baseline [--port 18090]                             bare pekko-http route
-              java -jar parley-load.jar targets BASE.json CALL.json MRTR.json [JMH.json]      README target table
+              java -jar parley-load.jar targets BASE.json CALL.json MRTR.json [JMH.json]      docs/performance.md target table
               java -jar parley-benchmarks.jar jmh [REGEX...] [-Dparley.bench.short=true] [-- JMH options]""");
       }
       default -> {

@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * {@code targets BASELINE.json CALL.json MRTR.json [JMH.json]}: the performance targets of the
- * README as a Markdown table, from one run of the load generator against the bare route
+ * docs/performance.md as a Markdown table, from one run of the load generator against the bare route
  * ({@code --flow call}), the demo server ({@code --flow call}) and the demo server
  * ({@code --flow mrtr}), and optionally a JMH result with {@code JournalWriteBenchmark}.
  * Each load file's first level is used. Exit code 0 when every target present is met.

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's "Authorization" walk-through: the demo started with {@code auth-demo.conf} (only
+ * The "Authorization" walk-through of docs/security.md: the demo started with {@code auth-demo.conf} (only
  * the ports moved) against the authorization server in {@code authorization-server/}.
  */
 class DemoAuthorizationTest {

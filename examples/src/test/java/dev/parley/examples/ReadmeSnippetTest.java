@@ -2,22 +2,38 @@ package dev.parley.examples;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** README code comes from compiled, tested sources: each marked snippet must appear verbatim. */
+/**
+ * Code in the README and the docs/ pages comes from compiled, tested sources: each marked
+ * snippet must appear verbatim in one of them.
+ */
 class ReadmeSnippetTest {
   private static final Pattern SNIPPET =
       Pattern.compile("// snippet: (\\S+)\\n(.*?)\\n\\s*// end snippet", Pattern.DOTALL);
 
+  /** The README followed by every page under docs/. */
+  static String allDocs() throws IOException {
+    StringBuilder docs = new StringBuilder(Files.readString(Path.of("../README.md")));
+    try (Stream<Path> pages = Files.list(Path.of("../docs"))) {
+      for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+        docs.append('\n').append(Files.readString(page));
+      }
+    }
+    return docs.toString();
+  }
+
   @Test
-  void readmeShowsEverySnippetExactlyAsCompiled() throws Exception {
-    String readme = Files.readString(Path.of("../README.md"));
+  void theDocsShowEverySnippetExactlyAsCompiled() throws Exception {
+    String docs = allDocs();
     String source = Files.readString(Path.of("src/main/java/dev/parley/examples/DemoTools.java"));
     Matcher matcher = SNIPPET.matcher(source);
     int found = 0;
@@ -26,16 +42,16 @@ class ReadmeSnippetTest {
       String unindented = matcher.group(2).lines()
           .map(line -> line.startsWith("  ") ? line.substring(2) : line)
           .collect(Collectors.joining("\n"));
-      assertTrue(readme.contains(unindented),
-          "README.md must contain snippet '" + matcher.group(1) + "' as it is in DemoTools.java");
+      assertTrue(docs.contains(unindented),
+          "README.md or docs/ must contain snippet '" + matcher.group(1) + "' as it is in DemoTools.java");
     }
     assertTrue(found > 0, "DemoTools.java has no marked snippet");
   }
 
   @Test
-  void readmeShowsTheAuthDemoConfigurationAsShipped() throws Exception {
-    String readme = Files.readString(Path.of("../README.md"));
+  void theSecurityPageShowsTheAuthDemoConfigurationAsShipped() throws Exception {
+    String security = Files.readString(Path.of("../docs/security.md"));
     String conf = Files.readString(Path.of("src/main/resources/auth-demo.conf"));
-    assertTrue(readme.contains(conf), "README.md must contain src/main/resources/auth-demo.conf verbatim");
+    assertTrue(security.contains(conf), "docs/security.md must contain src/main/resources/auth-demo.conf verbatim");
   }
 }

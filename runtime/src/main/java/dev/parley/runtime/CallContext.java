@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 /**
  * What a tool handler sees of its call. A handler is re-run from the top on every round and
  * after a failover; everything here that is not plain input is recorded the first time and
- * replayed afterwards (see the determinism contract in the README).
+ * replayed afterwards (see the determinism contract in docs/guide.md).
  */
 public interface CallContext {
 

@@ -72,7 +72,7 @@ public final class ToolCallEntity
 
   public static final EntityTypeKey<Command> ENTITY_TYPE_KEY = EntityTypeKey.create(Command.class, "ToolCall");
 
-  /** The one answer for every state that does not point at a live round (see README). */
+  /** The one answer for every state that does not point at a live round (see docs/guide.md, "Answers, retries and requestState"). */
   public static final ErrorObject INVALID_STATE =
       new ErrorObject(ErrorCodes.INVALID_PARAMS, "Invalid or expired requestState", null);
 

@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
 /**
  * The HTTP status of every answer of the endpoint, in one table (spec §6.3; for in-band errors the
  * TypeScript SDK's classification): JSON-RPC errors by where they were decided and their code,
- * and the refusals of the HTTP layer itself. The README's "HTTP edge behaviour" table is
+ * and the refusals of the HTTP layer itself. The edge table of docs/http-edge.md is
  * {@link #markdown()}, and a test keeps the two equal.
  */
 public final class HttpStatusTable {
@@ -92,7 +92,7 @@ public final class HttpStatusTable {
     return StatusCodes.get(refusal.status);
   }
 
-  /** The table as the README shows it. */
+  /** The table as docs/http-edge.md shows it. */
   public static String markdown() {
     String errors = ERRORS.stream()
         .map(row -> "| " + row.condition() + " | " + row.answer() + " |")

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The status table, row by row, and the README's edge table generated from it. */
+/** The status table, row by row, and the docs' edge table (docs/http-edge.md) generated from it. */
 class HttpStatusTableTest {
   private static final String TABLE_START = "<!-- edge-table:start (generated from HttpStatusTable; a test checks it) -->\n";
   private static final String TABLE_END = "<!-- edge-table:end -->";
@@ -59,13 +59,13 @@ class HttpStatusTableTest {
   }
 
   @Test
-  void theReadmeEdgeTableIsTheStatusTable() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+  void theDocsEdgeTableIsTheStatusTable() throws IOException {
+    String readme = Files.readString(Path.of("..", "docs", "http-edge.md"), StandardCharsets.UTF_8);
     int start = readme.indexOf(TABLE_START);
     int end = readme.indexOf(TABLE_END);
-    assertTrue(start >= 0 && end > start, "README.md lacks the generated edge table markers");
+    assertTrue(start >= 0 && end > start, "docs/http-edge.md lacks the generated edge table markers");
     String table = readme.substring(start + TABLE_START.length(), end);
     assertEquals(HttpStatusTable.markdown(), table,
-        "README's edge table differs from HttpStatusTable; paste HttpStatusTable.markdown() between the markers");
+        "docs/http-edge.md's edge table differs from HttpStatusTable; paste HttpStatusTable.markdown() between the markers");
   }
 }
