@@ -5,6 +5,7 @@ import dev.parley.runtime.Description;
 import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.Elicitation.FormField;
+import dev.parley.runtime.McpApps;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.ToolAnnotations;
@@ -13,10 +14,13 @@ import dev.parley.runtime.ToolResult;
 
 import java.time.Duration;
 import java.time.LocalDate;
+import java.time.YearMonth;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /** The seed scenarios of the demo server (DESIGN.md §9), written against the public author API. */
 public final class DemoTools {
@@ -52,6 +56,8 @@ public final class DemoTools {
         .tool(bookVenue())
         .tool(checkAvailability())
         .tool(publishReport())
+        .resource(VenueCalendar.view())
+        .tool(venueCalendar())
         .build();
   }
 
@@ -129,6 +135,33 @@ public final class DemoTools {
         });
   }
 
+  public record VenueMonth(@Description("Month, YYYY-MM") String month) {}
+
+  /** The taken dates of one month. */
+  public record MonthAvailability(String month, List<String> taken) {}
+
+  // snippet: venue_calendar_tool
+  /** Called by book_venue's calendar view only (MCP Apps visibility "app"): the model never sees it. */
+  ToolDefinition<VenueMonth> venueCalendar() {
+    return ToolDefinition.tool("venue_calendar", VenueMonth.class)
+        .title("Venue calendar")
+        .description("The taken dates of one month, for book_venue's calendar view.")
+        .annotations(ToolAnnotations.readOnly())
+        .ui(VenueCalendar.URI, McpApps.Visibility.APP)
+        .handler((args, ctx) -> {
+          YearMonth month;
+          try {
+            month = YearMonth.parse(args.month());
+          } catch (DateTimeParseException e) {
+            return ToolResult.error("month must be YYYY-MM");
+          }
+          return ToolResult.structured(new MonthAvailability(month.toString(),
+              IntStream.rangeClosed(1, month.lengthOfMonth()).mapToObj(day -> month.atDay(day).toString())
+                  .filter(date -> isTaken(date, null)).toList()));
+        });
+  }
+  // end snippet
+
   public record BookVenue(@Description("Event date, YYYY-MM-DD") LocalDate date,
                           @Description("Number of guests") int guests) {}
 
@@ -140,6 +173,7 @@ public final class DemoTools {
             + "declare the tasks extension).")
         .requiredScopes("venue:book")
         .taskSupport(TaskSupport.OPTIONAL)
+        .ui(VenueCalendar.URI)
         .handler(this::bookVenue);
   }
 

@@ -34,18 +34,21 @@ class ReadmeSnippetTest {
   @Test
   void theDocsShowEverySnippetExactlyAsCompiled() throws Exception {
     String docs = allDocs();
-    String source = Files.readString(Path.of("src/main/java/dev/parley/examples/DemoTools.java"));
-    Matcher matcher = SNIPPET.matcher(source);
     int found = 0;
-    while (matcher.find()) {
-      found++;
-      String unindented = matcher.group(2).lines()
-          .map(line -> line.startsWith("  ") ? line.substring(2) : line)
-          .collect(Collectors.joining("\n"));
-      assertTrue(docs.contains(unindented),
-          "README.md or docs/ must contain snippet '" + matcher.group(1) + "' as it is in DemoTools.java");
+    try (Stream<Path> sources = Files.walk(Path.of("src/main/java"))) {
+      for (Path file : sources.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+        Matcher matcher = SNIPPET.matcher(Files.readString(file));
+        while (matcher.find()) {
+          found++;
+          String unindented = matcher.group(2).lines()
+              .map(line -> line.startsWith("  ") ? line.substring(2) : line)
+              .collect(Collectors.joining("\n"));
+          assertTrue(docs.contains(unindented),
+              "README.md or docs/ must contain snippet '" + matcher.group(1) + "' as it is in " + file.getFileName());
+        }
+      }
     }
-    assertTrue(found > 0, "DemoTools.java has no marked snippet");
+    assertTrue(found > 0, "the examples have no marked snippet");
   }
 
   @Test

@@ -67,6 +67,11 @@ public final class McpServerDefinition {
     return resources.values().stream().filter(r -> !r.isTemplate()).toList();
   }
 
+  /** Whether any MCP Apps view is registered, so the server declares the extension. */
+  public boolean hasAppViews() {
+    return resources.values().stream().anyMatch(ResourceDefinition::isAppView);
+  }
+
   /** Templates, for {@code resources/templates/list}. */
   public List<ResourceDefinition> resourceTemplates() {
     return resources.values().stream().filter(ResourceDefinition::isTemplate).toList();
@@ -198,7 +203,17 @@ public final class McpServerDefinition {
       }
     }
 
+    /** Fails when a tool names an MCP Apps view the server does not register (the extension requires it). */
     public McpServerDefinition build() {
+      for (ToolDefinition<?> tool : tools.values()) {
+        tool.ui().ifPresent(ui -> {
+          ResourceDefinition view = resources.get(ui.resourceUri());
+          if (view == null || !view.isAppView()) {
+            throw new IllegalArgumentException("tool " + tool.name() + " names the view " + ui.resourceUri()
+                + ", which is not registered with McpApps.htmlView");
+          }
+        });
+      }
       return new McpServerDefinition(this);
     }
   }

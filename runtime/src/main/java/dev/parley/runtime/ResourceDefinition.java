@@ -43,8 +43,10 @@ public final class ResourceDefinition {
   }
 
   private final java.util.Set<String> requiredScopes;
+  private final McpApps.ViewUi view;
 
   private ResourceDefinition(Builder builder, ResourceHandler handler) {
+    this.view = builder.view;
     this.uriOrTemplate = builder.uriOrTemplate;
     this.template = builder.template;
     this.name = builder.name;
@@ -88,6 +90,11 @@ public final class ResourceDefinition {
     return requiredScopes;
   }
 
+  /** True for an MCP Apps view, shown only to clients that declare {@link McpApps#EXTENSION}. */
+  public boolean isAppView() {
+    return view != null;
+  }
+
   public boolean isTemplate() {
     return template;
   }
@@ -125,6 +132,9 @@ public final class ResourceDefinition {
     }
     if (mimeType != null) {
       info.put("mimeType", mimeType);
+    }
+    if (view != null) {
+      info.putObject("_meta").set("ui", Json.tree(view));
     }
     return info;
   }
@@ -169,6 +179,7 @@ public final class ResourceDefinition {
     private String mimeType;
     private java.util.Set<String> requiredScopes = java.util.Set.of();
     private final Map<String, Completer> completers = new LinkedHashMap<>();
+    private McpApps.ViewUi view;
 
     private Builder(String uriOrTemplate, boolean template, String name) {
       this.uriOrTemplate = Objects.requireNonNull(uriOrTemplate, "uri");
@@ -203,6 +214,12 @@ public final class ResourceDefinition {
      */
     public Builder requiredScopes(String... scopes) {
       this.requiredScopes = RequiredScopes.of(scopes);
+      return this;
+    }
+
+    /** Marks the resource as an MCP Apps view ({@link McpApps#htmlView} does this). */
+    Builder view(McpApps.ViewUi view) {
+      this.view = view;
       return this;
     }
 

@@ -38,8 +38,10 @@ public final class ToolDefinition<A> implements CallTarget {
   private final java.time.Duration taskBudget;
 
   private final java.util.Set<String> requiredScopes;
+  private final McpApps.ToolUi ui;
 
   private ToolDefinition(Builder<A> builder, ToolHandler<A> blocking, AsyncToolHandler<A> async) {
+    this.ui = builder.ui;
     this.name = builder.name;
     this.title = builder.title;
     this.description = builder.description;
@@ -174,14 +176,26 @@ public final class ToolDefinition<A> implements CallTarget {
     return asyncHandler;
   }
 
-  /** The {@code tools/list} entry as JSON. */
+  /** The {@code tools/list} entry as JSON, for a client that declared MCP Apps. */
   public ObjectNode infoJson() {
-    return (ObjectNode) Json.tree(info());
+    return (ObjectNode) Json.tree(info(true));
   }
 
-  public ToolInfo info() {
+  /** The {@code tools/list} entry; its {@code _meta.ui} only for a client that declared MCP Apps. */
+  public ToolInfo info(boolean appsDeclared) {
     return new ToolInfo(name, title, description, inputSchema, outputSchema,
-        annotations == null ? null : Json.tree(annotations));
+        annotations == null ? null : Json.tree(annotations),
+        ui != null && appsDeclared ? java.util.Map.of("ui", ui) : null);
+  }
+
+  /** The MCP Apps view this tool names, if any. */
+  public java.util.Optional<McpApps.ToolUi> ui() {
+    return java.util.Optional.ofNullable(ui);
+  }
+
+  /** Listed for this client: app-only tools are for clients that declared MCP Apps. */
+  public boolean listedFor(boolean appsDeclared) {
+    return appsDeclared || ui == null || ui.modelVisible();
   }
 
   public static final class Builder<A> {
@@ -195,6 +209,7 @@ public final class ToolDefinition<A> implements CallTarget {
     private TaskSupport taskSupport = TaskSupport.FORBIDDEN;
     private java.time.Duration taskBudget;
     private java.util.Set<String> requiredScopes = java.util.Set.of();
+    private McpApps.ToolUi ui;
 
     private Builder(String name, Class<A> argumentsType, ObjectNode inputSchema) {
       if (name == null || !NAME.matcher(name).matches()) {
@@ -249,6 +264,15 @@ public final class ToolDefinition<A> implements CallTarget {
      */
     public Builder<A> requiredScopes(String... scopes) {
       this.requiredScopes = RequiredScopes.of(scopes);
+      return this;
+    }
+
+    /**
+     * Names the MCP Apps view ({@code ui://} resource) that renders this tool's results, and who
+     * may call the tool (default: the model and the view). The server must register the view.
+     */
+    public Builder<A> ui(String viewUri, McpApps.Visibility... visibility) {
+      this.ui = new McpApps.ToolUi(viewUri, java.util.List.of(visibility));
       return this;
     }
 

@@ -8,6 +8,7 @@ import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.McpApps;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.internal.engine.AnswerValidation;
@@ -112,8 +113,10 @@ final class DurableCalls {
       }
       default -> {
         String uri = required(request, "uri");
-        return new Call(server.resourceFor(uri).orElseThrow(() -> Errors.resourceNotFound(uri)).readerOf(uri),
-            uri, Json.object());
+        // an MCP Apps view does not exist for a client that did not declare the extension
+        boolean apps = request.capabilities().extension(McpApps.EXTENSION);
+        return new Call(server.resourceFor(uri).filter(resource -> apps || !resource.isAppView())
+            .orElseThrow(() -> Errors.resourceNotFound(uri)).readerOf(uri), uri, Json.object());
       }
     }
   }

@@ -10,6 +10,7 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.LogLevel;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.internal.wire.Discovery;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.Legacy;
@@ -33,11 +34,14 @@ public final class LegacySessions {
   private final ClusterSharding sharding;
   private final ParleySettings settings;
   private final McpServerDefinition server;
+  private final Discovery.ServerCapabilities serverCapabilities;
 
-  LegacySessions(ClusterSharding sharding, ParleySettings settings, McpServerDefinition server) {
+  LegacySessions(ClusterSharding sharding, ParleySettings settings, McpServerDefinition server,
+      Discovery.ServerCapabilities serverCapabilities) {
     this.sharding = sharding;
     this.settings = settings;
     this.server = server;
+    this.serverCapabilities = serverCapabilities;
   }
 
   /** {@code initialize}: negotiates the version (2025 rules: counter-offer, never an error) and opens a session. */
@@ -52,7 +56,7 @@ public final class LegacySessions {
     String sessionId = EntityIds.next();
     return ask(sessionId, replyTo -> new SessionEntity.Open(principal, version, (ObjectNode) capabilities,
             clientInfo instanceof ObjectNode info ? info : Json.object(), replyTo))
-        .thenApply(reply -> new Opened(sessionId, new InitializeResult(version, CatalogRequests.LEGACY_CAPABILITIES,
+        .thenApply(reply -> new Opened(sessionId, new InitializeResult(version, serverCapabilities,
             server.serverInfo(), server.instructions())));
   }
 

@@ -67,7 +67,7 @@ public final class McpPipeline {
         new TaskHandOver(engine, tasks));
     this.tasks = tasks;
     this.listen = new ListenRequests(notifications);
-    this.sessions = new LegacySessions(sharding, settings, server);
+    this.sessions = new LegacySessions(sharding, settings, server, catalog.legacyCapabilities());
     this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings);
     this.legacyCalls = new LegacyCalls(this);
   }

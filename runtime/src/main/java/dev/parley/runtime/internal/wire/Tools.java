@@ -15,5 +15,6 @@ public final class Tools {
       String description,
       JsonNode inputSchema,
       JsonNode outputSchema,
-      JsonNode annotations) {}
+      JsonNode annotations,
+      @com.fasterxml.jackson.annotation.JsonProperty("_meta") java.util.Map<String, Object> meta) {}
 }
