@@ -2,6 +2,7 @@ package dev.parley.http;
 
 import dev.parley.http.internal.McpRoutes;
 import dev.parley.http.internal.StdioTransport;
+import dev.parley.http.internal.console.ConsoleJournal;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
@@ -166,10 +167,11 @@ public final class McpHttpServer implements AutoCloseable {
       try {
         // Management first: /ready answers (not ready) while the rest starts.
         int managementPort = -1;
+        ConsoleJournal.get(node.system()).use(journal); // the console (on the management port) reads it
         if (effective.getBoolean("parley.management.enabled")) {
           managementPort = PekkoManagement.get(node.system().classicSystem()).start()
               .toCompletableFuture().get(30, TimeUnit.SECONDS).port();
-          log.info("management (/ready, /alive, /metrics) at http://{}:{}/", effective.getString("parley.management.host"),
+          log.info("management (/ready, /alive, /metrics, /console) at http://{}:{}/", effective.getString("parley.management.host"),
               managementPort);
         }
         ParleyTracing.get(node.system()).use(tracing(node, effective));
