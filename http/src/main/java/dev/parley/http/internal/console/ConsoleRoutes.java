@@ -88,14 +88,15 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
     if (settings.access() == ConsoleSettings.Access.OFF) {
       return reject();
     }
-    return pathPrefix("console", () -> respondWithHeaders(PAGE_HEADERS, () -> concat(
+    // Compressed when the browser accepts it (uPlot is most of the page's weight).
+    return pathPrefix("console", () -> encodeResponse(() -> respondWithHeaders(PAGE_HEADERS, () -> concat(
         pathEndOrSingleSlash(() -> get(() -> shell(() -> getFromResource(ASSETS + "index.html")))),
         pathPrefix("assets", () -> get(() -> shell(() -> concat(
             path("console.js", () -> getFromResource(ASSETS + "console.js")),
             path("console.css", () -> getFromResource(ASSETS + "console.css")),
             path("uPlot.min.js", () -> getFromResource(UPLOT + "uPlot.iife.min.js")),
             path("uPlot.min.css", () -> getFromResource(UPLOT + "uPlot.min.css")))))),
-        pathPrefix("api", () -> guarded(operator -> api(operator))))));
+        pathPrefix("api", () -> guarded(operator -> api(operator)))))));
   }
 
   /**
