@@ -40,7 +40,8 @@ final class ConsoleNode {
 
   /**
    * {@code echo} (one round), {@code ask} (two rounds), {@code plan_trip} (three rounds with a
-   * journaled step between its questions) and {@code long_job} (a task that works until cancelled, at most a minute).
+   * journaled step between its questions) and {@code long_job} (a task that works until cancelled
+   * or its node stops, at most ten minutes: on a loaded machine the tests before a cancel take minutes).
    */
   static McpServerDefinition definition() {
     return McpServerDefinition.builder("parley-console-tests", "0.0.1")
@@ -72,7 +73,7 @@ final class ConsoleNode {
             .handler((args, ctx) -> {
               ctx.becomeTask();
               ctx.progress(0, null, "Working on " + args.text());
-              long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+              long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
               try {
                 while (!ctx.isCancelled() && System.nanoTime() < deadline) {
                   Thread.sleep(20);
