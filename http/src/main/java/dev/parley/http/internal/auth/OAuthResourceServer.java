@@ -1,5 +1,8 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
+import dev.parley.http.auth.RequestAuthorization;
+import dev.parley.http.auth.Admission;
+import dev.parley.http.auth.AuthSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,4 +1,4 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

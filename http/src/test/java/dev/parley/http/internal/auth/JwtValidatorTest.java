@@ -1,5 +1,6 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
+import dev.parley.http.auth.AuthSettings;
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
