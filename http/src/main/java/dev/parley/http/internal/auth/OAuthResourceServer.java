@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.internal.pipeline.McpReply;
-import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.Principal;
 import dev.parley.runtime.Json;
@@ -119,13 +118,13 @@ public final class OAuthResourceServer implements RequestAuthorization {
    * result shows depends on who asked (spec: caching, SEP-2549).
    */
   @Override
-  public McpReply.Final visible(McpRequest request, McpReply.Final reply) {
+  public McpReply.Final visible(Principal principal, String method, McpReply.Final reply) {
     if (!(reply instanceof McpReply.Complete complete) || !(Json.tree(complete.result()) instanceof ObjectNode result)
         || !result.has("cacheScope")) {
       return reply;
     }
     ObjectNode visible = result.put("cacheScope", "private");
-    String member = switch (request.method()) {
+    String member = switch (method) {
       case "tools/list" -> "tools";
       case "prompts/list" -> "prompts";
       case "resources/list" -> "resources";
@@ -133,7 +132,6 @@ public final class OAuthResourceServer implements RequestAuthorization {
       default -> null;
     };
     if (member != null && !settings.listAll() && visible.get(member) instanceof ArrayNode entries) {
-      Principal principal = request.caller();
       for (Iterator<JsonNode> it = entries.elements(); it.hasNext(); ) {
         if (!principal.hasScopes(entryScopes(member, it.next()))) {
           it.remove();
