@@ -31,6 +31,9 @@ import java.util.concurrent.CompletionStage;
  * {@code Mcp-Name}, which the endpoint later checks against the body.
  */
 public final class OAuthResourceServer implements RequestAuthorization {
+  private static final Set<String> CACHEABLE = Set.of("server/discover", "tools/list", "prompts/list",
+      "resources/list", "resources/templates/list", "resources/read");
+
   private final AuthSettings settings;
   private final McpServerDefinition server;
   private final Challenges challenges;
@@ -119,7 +122,9 @@ public final class OAuthResourceServer implements RequestAuthorization {
    */
   @Override
   public McpReply.Final visible(Principal principal, String method, McpReply.Final reply) {
-    if (!(reply instanceof McpReply.Complete complete) || !(Json.tree(complete.result()) instanceof ObjectNode result)
+    // Only these results carry cacheScope; the others (tools/call on the hot path) need no copy as a tree.
+    if (!CACHEABLE.contains(method)
+        || !(reply instanceof McpReply.Complete complete) || !(Json.tree(complete.result()) instanceof ObjectNode result)
         || !result.has("cacheScope")) {
       return reply;
     }

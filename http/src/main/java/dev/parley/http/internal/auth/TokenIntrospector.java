@@ -147,7 +147,8 @@ final class TokenIntrospector {
     cache.put(digest, new Cached(principal, until));
   }
 
-  private static String digest(String token) {
+  /** The SHA-256 of a token, hex: what the caches keep instead of the token. */
+  static String digest(String token) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
