@@ -24,6 +24,11 @@ public interface RequestAuthorization {
 
   /** The reply as this principal may see it (lists without entries it lacks scopes for). */
   default McpReply.Final visible(McpRequest request, McpReply.Final reply) {
+    return visible(request.caller(), request.method(), reply);
+  }
+
+  /** The reply to {@code method} as {@code principal} may see it. */
+  default McpReply.Final visible(Principal principal, String method, McpReply.Final reply) {
     return reply;
   }
 

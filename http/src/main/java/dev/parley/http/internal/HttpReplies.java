@@ -91,6 +91,13 @@ final class HttpReplies {
       status = StatusCodes.INTERNAL_SERVER_ERROR;
       bytes = INTERNAL_ERROR;
     }
-    return HttpResponse.create().withStatus(status).withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
+    HttpResponse response = HttpResponse.create().withStatus(status)
+        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
+    // issue 12: a refusal over a per-principal cap says when to try again
+    if (status.intValue() == 429 && body.error() != null && body.error().data() != null
+        && body.error().data().path("retryAfterSeconds").canConvertToLong()) {
+      response = response.addHeader(RawHeader.create("Retry-After", body.error().data().path("retryAfterSeconds").asText()));
+    }
+    return response;
   }
 }

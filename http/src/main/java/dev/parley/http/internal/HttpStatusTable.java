@@ -1,5 +1,6 @@
 package dev.parley.http.internal;
 
+import dev.parley.actors.internal.pipeline.CallCaps;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpReply.Origin;
 import dev.parley.runtime.ErrorCodes;
@@ -62,6 +63,8 @@ public final class HttpStatusTable {
       new Row("unsupported protocol version (`data.supported`, `data.requested`)", 400,
           ErrorCodes.UNSUPPORTED_PROTOCOL_VERSION, null),
       new Row("unknown method", 404, ErrorCodes.METHOD_NOT_FOUND, null),
+      new Row("a principal's cap of calls waiting for input or tasks in flight reached (`parley.auth.limits`; "
+          + "with `Retry-After`)", 429, CallCaps.OVER_CAP, null),
       new Row("unknown tool, prompt, resource or task; bad cursor, `requestState` or answers", 200,
           ErrorCodes.INVALID_PARAMS, Origin.IN_BAND),
       new Row("internal error; a tool's own `McpException` with a code not above answers 200 too", 200,

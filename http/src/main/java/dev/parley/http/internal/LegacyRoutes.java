@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.UnaryOperator;
 
 /**
  * The 2025-11-25 era on the same endpoint: {@code initialize} and sessions ({@code MCP-Session-Id}),
@@ -84,8 +85,9 @@ final class LegacyRoutes {
         && (version.isEmpty() || !McpNames.SUPPORTED_VERSIONS.contains(version.get()));
   }
 
-  /** A POSTed JSON-RPC message of this era. */
-  CompletionStage<HttpResponse> post(HttpRequest http, JsonRpc.Message message, String principal) {
+  /** A POSTed JSON-RPC message of this era; {@code visible} trims its reply to what the principal may see (issue 12). */
+  CompletionStage<HttpResponse> post(HttpRequest http, JsonRpc.Message message, String principal,
+      UnaryOperator<McpReply.Final> visible) {
     if (message.method().equals(Legacy.INITIALIZE)) {
       if (message.isNotification()) {
         return done(error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
@@ -101,7 +103,7 @@ final class LegacyRoutes {
         }
         return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
       }
-      return request(http, message, principal, session);
+      return request(http, message, principal, session, visible);
     });
   }
 
@@ -125,7 +127,7 @@ final class LegacyRoutes {
   }
 
   private CompletionStage<HttpResponse> request(HttpRequest http, JsonRpc.Message message, String principal,
-      SessionEntity.SessionView session) {
+      SessionEntity.SessionView session, UnaryOperator<McpReply.Final> visible) {
     try {
       CompletionStage<JsonRpc.Response> own = sessions.own(sessionId(http).orElseThrow(), principal, message);
       if (own != null) {
@@ -144,7 +146,7 @@ final class LegacyRoutes {
             ? callStream((emit, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, emit, awaiting))
             : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
       }
-      return pipeline.handle(request).thenApply(reply -> reply instanceof McpReply.InputRequired
+      return pipeline.handle(request).thenApply(visible).thenApply(reply -> reply instanceof McpReply.InputRequired
           ? error(StatusCodes.BAD_REQUEST, message.id(), ErrorCodes.INVALID_REQUEST,
               "This call asks the user a question: send Accept: text/event-stream so the question can be sent")
           : HttpReplies.json(HttpStatusTable.statusOf(reply), LegacyCalls.response(reply)));

@@ -119,7 +119,8 @@ public final class McpRoutes extends AllDirectives {
       if (LegacyRoutes.owns(http, message)) {
         // issue 12: a 2025 message names its target only in the body, so its scopes are checked here
         java.util.Optional<HttpResponse> refused = authorization.refuseByBody(principal, message);
-        return refused.isPresent() ? done(refused.get()) : legacy.post(http, message, principal.id());
+        return refused.isPresent() ? done(refused.get()) : legacy.post(http, message, principal.id(),
+            reply -> authorization.visible(principal, message.method(), reply)); // lists trimmed by scope
       }
       if (message.isNotification()) {
         // Core 2026-07-28 defines no client notifications over HTTP; accept and ignore.

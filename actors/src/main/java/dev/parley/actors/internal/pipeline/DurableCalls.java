@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.EntityIds;
+import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.Json;
@@ -59,9 +60,10 @@ final class DurableCalls {
   private final ParleySettings settings;
   private final CachePolicy cachePolicy;
   private final TaskHandOver handOver;
+  private final CallCaps caps;
 
   DurableCalls(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine, RequestStateCodec stateCodec,
-      ClusterSharding sharding, ParleySettings settings, CachePolicy cachePolicy, TaskHandOver handOver) {
+      ClusterSharding sharding, ParleySettings settings, CachePolicy cachePolicy, TaskHandOver handOver, CallCaps caps) {
     this.system = system;
     this.server = server;
     this.engine = engine;
@@ -70,6 +72,7 @@ final class DurableCalls {
     this.settings = settings;
     this.cachePolicy = cachePolicy;
     this.handOver = handOver;
+    this.caps = caps;
   }
 
   /** What a request calls: the definition's target, its name (or URI) and its arguments. */
@@ -165,15 +168,19 @@ final class DurableCalls {
       }
     }
     String callId = EntityIds.next();
-    return EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(entity(callId),
-            replyTo -> new ToolCallEntity.Start(request.method(), call.name(), call.arguments(),
-                request.principal(), needs.newSteps(), needs.questions(), replyTo),
-            settings.askAttemptTimeout(), settings.askTimeout())
-        .thenCompose(reply -> offeredAnswers == null || offeredAnswers.isEmpty()
-            || !(reply instanceof ToolCallEntity.Asked asked)
-            ? done(reply)
-            : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
-        .thenCompose(reply -> roundEnded(request, callId, call, binding(request, call), reply));
+    // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
+    return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
+        .thenCompose(overCap -> overCap.isPresent() ? done(McpReply.Error.inBand(request.id(), overCap.get()))
+            : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(entity(callId),
+                replyTo -> new ToolCallEntity.Start(request.method(), call.name(), call.arguments(),
+                    request.principal(), needs.newSteps(), needs.questions(), replyTo),
+                settings.askAttemptTimeout(), settings.askTimeout())
+            .thenCompose(reply -> offeredAnswers == null || offeredAnswers.isEmpty()
+                || !(reply instanceof ToolCallEntity.Asked asked)
+                ? done(reply)
+                : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
+            .thenCompose(reply -> roundEnded(request, callId, call, binding(request, call), reply))
+            .whenComplete(caps.afterRound(request.principal(), callId)));
   }
 
   private CompletionStage<McpReply.Final> retry(McpRequest request, RunEnvironment environment, Call call,
@@ -187,7 +194,8 @@ final class DurableCalls {
       return done(McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE));
     }
     return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
-        .thenCompose(reply -> roundEnded(request, opened.callId(), call, binding, reply));
+        .thenCompose(reply -> roundEnded(request, opened.callId(), call, binding, reply))
+        .whenComplete(caps.afterRound(request.principal(), opened.callId()));
   }
 
   private CompletionStage<ToolCallEntity.Reply> submitAnswers(

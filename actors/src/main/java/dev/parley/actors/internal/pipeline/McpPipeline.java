@@ -63,8 +63,9 @@ public final class McpPipeline {
     this.materializer = Materializer.matFromSystem(system);
     this.catalog = new CatalogRequests(server, settings.listPageSize(), cachePolicy);
     this.completion = new CompletionRequests(server);
+    CallCaps caps = CallCaps.start(system, sharding, settings, tasks); // issue 12: per-principal caps
     this.calls = new DurableCalls(system, server, engine, stateCodec, sharding, settings, cachePolicy,
-        new TaskHandOver(engine, tasks));
+        new TaskHandOver(engine, tasks, caps), caps);
     this.tasks = tasks;
     this.listen = new ListenRequests(notifications);
     this.sessions = new LegacySessions(sharding, settings, server, catalog.legacyCapabilities());

@@ -3,6 +3,7 @@ package dev.parley.actors.internal.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.internal.EntityIds;
+import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.runtime.CallTarget;
@@ -43,10 +44,12 @@ import java.util.concurrent.TimeUnit;
 final class TaskHandOver {
   private final ReplayEngine engine;
   private final TaskRequests tasks;
+  private final CallCaps caps;
 
-  TaskHandOver(ReplayEngine engine, TaskRequests tasks) {
+  TaskHandOver(ReplayEngine engine, TaskRequests tasks, CallCaps caps) {
     this.engine = engine;
     this.tasks = tasks;
+    this.caps = caps;
   }
 
   CompletionStage<McpReply.Final> fromFirstRound(McpRequest request, String name, ObjectNode arguments,
@@ -96,10 +99,18 @@ final class TaskHandOver {
   /** Journals the task's creation (idempotently for {@code taskId}), then answers its handle. */
   private CompletionStage<McpReply.Final> create(McpRequest request, String taskId, String name, ObjectNode arguments,
       Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps) {
-    return tasks.ask(tasks.task(taskId), replyTo -> new TaskEntity.Create(request.method(), name, arguments,
-            request.principal(), request.capabilities().declared(), answers, steps, replyTo))
-        .thenApply(reply -> reply instanceof TaskEntity.TaskView view
-            ? new McpReply.TaskCreated(request.id(), CreateTaskResult.of(tasks.detailed(view)))
-            : McpReply.Error.inBand(request.id(), TaskRequests.UNKNOWN_TASK));
+    // issue 12: over the principal's cap of tasks in flight, refused before the task is journaled
+    return caps.take(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId).thenCompose(overCap ->
+        overCap.isPresent() ? CompletableFuture.<McpReply.Final>completedFuture(McpReply.Error.inBand(request.id(), overCap.get()))
+        : tasks.ask(tasks.task(taskId), replyTo -> new TaskEntity.Create(request.method(), name, arguments,
+                request.principal(), request.capabilities().declared(), answers, steps, replyTo))
+            .<McpReply.Final>thenApply(reply -> reply instanceof TaskEntity.TaskView view
+                ? new McpReply.TaskCreated(request.id(), CreateTaskResult.of(tasks.detailed(view)))
+                : McpReply.Error.inBand(request.id(), TaskRequests.UNKNOWN_TASK))
+            .whenComplete((reply, failure) -> {
+              if (!(reply instanceof McpReply.TaskCreated)) {
+                caps.release(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
+              }
+            }));
   }
 }

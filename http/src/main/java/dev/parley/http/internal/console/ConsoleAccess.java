@@ -1,7 +1,7 @@
 package dev.parley.http.internal.console;
 
 import dev.parley.http.auth.AuthSettings;
-import dev.parley.http.auth.BearerTokens;
+import dev.parley.http.internal.auth.BearerTokens;
 import dev.parley.http.internal.console.ConsoleApi.Problem;
 import dev.parley.runtime.Principal;
 import org.apache.pekko.http.javadsl.model.AttributeKeys;

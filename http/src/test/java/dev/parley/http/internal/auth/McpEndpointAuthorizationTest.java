@@ -1,4 +1,4 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -356,6 +356,37 @@ class McpEndpointAuthorizationTest {
     assertTrue(whoami.body().contains(authorizationServer.issuer() + "#reader"), whoami.body());
     assertEquals(403, book.status(), book.body());
     assertTrue(challenge(book).contains("scope=\"mcp:tools venue:book\""), challenge(book));
+  }
+
+  @Test
+  void aSessionsListsShowOnlyWhatThePrincipalHasTheScopesFor() throws Exception {
+    String reader = authorizationServer.clientCredentialsToken("reader", "mcp:tools");
+    String alice = authorizationServer.clientCredentialsToken("alice", "mcp:tools venue:book invoice:write");
+    ObjectNode initialize = legacyRequest(0, "initialize", Json.object().put("protocolVersion", "2025-11-25")
+        .<ObjectNode>set("capabilities", Json.object())
+        .set("clientInfo", Json.object().put("name", "legacy").put("version", "1")));
+    for (String token : List.of(reader, alice)) {
+      Reply opened = client.post(Json.write(initialize), legacyHeaders(null, token));
+      assertEquals(200, opened.status(), opened.body());
+      String session = opened.headers().firstValue("mcp-session-id").orElseThrow();
+
+      Reply tools = client.post(Json.write(legacyRequest(1, "tools/list", Json.object())), legacyHeaders(session, token));
+      Reply prompts = client.post(Json.write(legacyRequest(2, "prompts/list", Json.object())), legacyHeaders(session, token));
+
+      assertEquals(200, tools.status(), tools.body());
+      List<String> toolNames = new ArrayList<>();
+      tools.json().path("result").path("tools").forEach(tool -> toolNames.add(tool.path("name").asText()));
+      List<String> promptNames = new ArrayList<>();
+      prompts.json().path("result").path("prompts").forEach(prompt -> promptNames.add(prompt.path("name").asText()));
+      if (token.equals(reader)) {
+        assertEquals(List.of("whoami", "greet", "confirm_whoami", "approve_job"), toolNames, tools.body());
+        assertEquals(List.of(), promptNames, prompts.body());
+      } else {
+        assertEquals(List.of("whoami", "book", "greet", "confirm_whoami", "approve_job"), toolNames, tools.body());
+        assertEquals(List.of("invoice_summary"), promptNames, prompts.body());
+      }
+      assertTrue(tools.json().path("result").path("cacheScope").isMissingNode(), "no 2026-only members: " + tools.body());
+    }
   }
 
   private static ObjectNode legacyRequest(int id, String method, ObjectNode params) {

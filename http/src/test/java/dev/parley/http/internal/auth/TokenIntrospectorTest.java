@@ -1,5 +1,6 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
+import dev.parley.http.auth.AuthSettings;
 import com.sun.net.httpserver.HttpServer;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.runtime.Principal;

@@ -1,4 +1,4 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;

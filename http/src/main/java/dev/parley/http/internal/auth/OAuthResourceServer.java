@@ -1,10 +1,12 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
+import dev.parley.http.auth.RequestAuthorization;
+import dev.parley.http.auth.Admission;
+import dev.parley.http.auth.AuthSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.internal.pipeline.McpReply;
-import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.Principal;
 import dev.parley.runtime.Json;
@@ -29,6 +31,9 @@ import java.util.concurrent.CompletionStage;
  * {@code Mcp-Name}, which the endpoint later checks against the body.
  */
 public final class OAuthResourceServer implements RequestAuthorization {
+  private static final Set<String> CACHEABLE = Set.of("server/discover", "tools/list", "prompts/list",
+      "resources/list", "resources/templates/list", "resources/read");
+
   private final AuthSettings settings;
   private final McpServerDefinition server;
   private final Challenges challenges;
@@ -116,13 +121,15 @@ public final class OAuthResourceServer implements RequestAuthorization {
    * result shows depends on who asked (spec: caching, SEP-2549).
    */
   @Override
-  public McpReply.Final visible(McpRequest request, McpReply.Final reply) {
-    if (!(reply instanceof McpReply.Complete complete) || !(Json.tree(complete.result()) instanceof ObjectNode result)
+  public McpReply.Final visible(Principal principal, String method, McpReply.Final reply) {
+    // Only these results carry cacheScope; the others (tools/call on the hot path) need no copy as a tree.
+    if (!CACHEABLE.contains(method)
+        || !(reply instanceof McpReply.Complete complete) || !(Json.tree(complete.result()) instanceof ObjectNode result)
         || !result.has("cacheScope")) {
       return reply;
     }
     ObjectNode visible = result.put("cacheScope", "private");
-    String member = switch (request.method()) {
+    String member = switch (method) {
       case "tools/list" -> "tools";
       case "prompts/list" -> "prompts";
       case "resources/list" -> "resources";
@@ -130,7 +137,6 @@ public final class OAuthResourceServer implements RequestAuthorization {
       default -> null;
     };
     if (member != null && !settings.listAll() && visible.get(member) instanceof ArrayNode entries) {
-      Principal principal = request.caller();
       for (Iterator<JsonNode> it = entries.elements(); it.hasNext(); ) {
         if (!principal.hasScopes(entryScopes(member, it.next()))) {
           it.remove();

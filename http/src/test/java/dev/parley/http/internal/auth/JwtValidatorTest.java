@@ -1,5 +1,6 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
+import dev.parley.http.auth.AuthSettings;
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -17,9 +18,14 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Date;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -98,12 +104,59 @@ class JwtValidatorTest {
     assertEquals(2, fetches.get());
   }
 
+  @Test
+  void aValidatedTokenIsKeptUntilItsExpiryThenCheckedAgain() throws Exception {
+    RSAKey key = AuthorizationServer.newKey("key-1");
+    served.set(new JWKSet(key));
+    Instant exp = Instant.now().plusSeconds(2).truncatedTo(ChronoUnit.SECONDS);
+    AtomicLong now = new AtomicLong(System.currentTimeMillis());
+    Clock clock = new Clock() {
+      @Override
+      public ZoneId getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        return Instant.ofEpochMilli(now.get());
+      }
+    };
+    JwtValidator validator = new JwtValidator(AuthSettings.from(ConfigFactory.parseString("""
+        parley.auth {
+          enabled = true
+          resource = "%s"
+          authorization-servers = ["%s"]
+          issuers = [{ issuer = "%s", jwks-uri = "%s/jwks" }]
+          clock-skew = 0s
+        }
+        """.formatted(RESOURCE, issuer, issuer, issuer)).withFallback(ConfigFactory.load())), clock);
+    String token = token(key, exp);
+    assertTrue(validator.validate(token).isPresent());
+
+    // The token has now expired for the signature and claims check (nimbus reads the real time) ...
+    Thread.sleep(Math.max(0, exp.toEpochMilli() - System.currentTimeMillis()) + 200);
+    // ... but the cache's clock still says before exp: the remembered principal answers.
+    assertEquals("alice", validator.validate(token).orElseThrow().subject());
+    // Once the cache's clock passes exp, the token is checked again, and refused.
+    now.set(exp.toEpochMilli());
+    assertTrue(validator.validate(token).isEmpty());
+  }
+
   private String token(RSAKey key) throws Exception {
+    return token(key, Instant.now().plusSeconds(60));
+  }
+
+  private String token(RSAKey key, Instant exp) throws Exception {
     Instant now = Instant.now();
     SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID())
         .type(new JOSEObjectType("at+jwt")).build(),
         new JWTClaimsSet.Builder().issuer(issuer).subject("alice").audience(RESOURCE)
-            .issueTime(Date.from(now)).expirationTime(Date.from(now.plusSeconds(60))).build());
+            .issueTime(Date.from(now)).expirationTime(Date.from(exp)).build());
     jwt.sign(new RSASSASigner(key));
     return jwt.serialize();
   }

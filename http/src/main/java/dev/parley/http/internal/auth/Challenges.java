@@ -1,4 +1,4 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;

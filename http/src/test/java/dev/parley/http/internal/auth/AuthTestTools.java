@@ -1,4 +1,4 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
 import dev.parley.runtime.Description;
 import dev.parley.runtime.ElicitAnswer;

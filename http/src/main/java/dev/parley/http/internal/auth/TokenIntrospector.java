@@ -1,5 +1,6 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
+import dev.parley.http.auth.AuthSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.Principal;
 import dev.parley.runtime.Json;
@@ -146,7 +147,8 @@ final class TokenIntrospector {
     cache.put(digest, new Cached(principal, until));
   }
 
-  private static String digest(String token) {
+  /** The SHA-256 of a token, hex: what the caches keep instead of the token. */
+  static String digest(String token) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {

@@ -1,4 +1,4 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
 import java.util.Arrays;
 import java.util.List;

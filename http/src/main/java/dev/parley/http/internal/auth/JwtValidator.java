@@ -1,5 +1,6 @@
-package dev.parley.http.auth;
+package dev.parley.http.internal.auth;
 
+import dev.parley.http.auth.AuthSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JOSEObjectType;
@@ -31,6 +32,7 @@ import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.security.Key;
+import java.time.Clock;
 import java.text.ParseException;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Validates JWT access tokens (RFC 9068) with nimbus-jose-jwt: signature against the issuer's
@@ -55,9 +58,21 @@ final class JwtValidator {
       new DefaultJOSEObjectTypeVerifier<>(new JOSEObjectType("at+jwt"), new JOSEObjectType("application/at+jwt"),
           JOSEObjectType.JWT, null);
 
+  /** Validated tokens kept, by their SHA-256 digest, until they expire (issue 12: the hot path). */
+  private static final int MAX_CACHED = 100_000;
+
+  private record Validated(Principal principal, long expiresAtMs) {}
+
   private final Map<String, DefaultJWTProcessor<SecurityContext>> processors = new HashMap<>();
+  private final Map<String, Validated> validated = new ConcurrentHashMap<>();
+  private final Clock clock;
 
   JwtValidator(AuthSettings settings) {
+    this(settings, Clock.systemUTC());
+  }
+
+  JwtValidator(AuthSettings settings, Clock clock) {
+    this.clock = clock;
     ResourceRetriever retriever = new DefaultResourceRetriever(
         (int) settings.jwks().timeout().toMillis(), (int) settings.jwks().timeout().toMillis(), 512 * 1024);
     Key secret = settings.sharedSecret().isEmpty() ? null
@@ -90,8 +105,42 @@ final class JwtValidator {
     return first > 0 && token.indexOf('.', first + 1) > first && token.chars().filter(c -> c == '.').count() == 2;
   }
 
-  /** The token's principal, or empty when it is invalid for any reason (the reason goes to the log). */
+  /**
+   * The token's principal, or empty when it is invalid for any reason (the reason goes to the log).
+   * A token that passed is remembered by its digest until its {@code exp}: the same token again
+   * costs a hash, not a signature check. Refusals are not remembered (an unknown {@code kid} may
+   * be known after the next key set fetch).
+   */
   Optional<Principal> validate(String token) {
+    String digest = TokenIntrospector.digest(token);
+    long now = clock.millis();
+    Validated known = validated.get(digest);
+    if (known != null) {
+      if (now < known.expiresAtMs()) {
+        return Optional.of(known.principal());
+      }
+      validated.remove(digest);
+    }
+    Optional<Principal> principal = check(token);
+    principal.ifPresent(p -> remember(digest, p, now));
+    return principal;
+  }
+
+  private void remember(String digest, Principal principal, long now) {
+    Object exp = principal.claims().get("exp");
+    if (!(exp instanceof java.util.Date expiry) || expiry.getTime() <= now) {
+      return;
+    }
+    if (validated.size() >= MAX_CACHED) {
+      validated.values().removeIf(entry -> entry.expiresAtMs() <= now);
+      if (validated.size() >= MAX_CACHED) {
+        validated.clear();
+      }
+    }
+    validated.put(digest, new Validated(principal, expiry.getTime()));
+  }
+
+  private Optional<Principal> check(String token) {
     try {
       JWT jwt = JWTParser.parse(token);
       if (!(jwt instanceof SignedJWT signed)) {
