@@ -13,7 +13,9 @@
 # Needs: PG_URL/PG_USER/PG_PASSWORD (scripts/postgres-start.sh prints them), haproxy and socat
 # (apt-get install haproxy socat), the jars (mvn -B -q package -DskipTests -pl examples,benchmarks -am).
 # Settings: D load duration (120s), C concurrency per flow (4), PRESTOP (5), GRACE (40),
-# LB_PORT where the "Service" listens (8090).
+# LB_PORT where the "Service" listens (8090), NODE_OPTS JVM options of the nodes (e.g. a longer
+# -Dpekko.cluster.failure-detector.acceptable-heartbeat-pause on a machine too loaded for 2 s).
+# D must outlast the roll: about 20 s + 3 x (PRESTOP + drain + start to ready).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${D:-120s}
@@ -21,6 +23,7 @@ C=${C:-4}
 PRESTOP=${PRESTOP:-5}
 GRACE=${GRACE:-40}
 LB_PORT=${LB_PORT:-8090}
+NODE_OPTS=${NODE_OPTS:-}
 : "${PG_URL:?export the PG_* variables printed by scripts/postgres-start.sh}"
 command -v haproxy >/dev/null && command -v socat >/dev/null || { echo "needs haproxy and socat (apt-get install haproxy socat)" >&2; exit 1; }
 export PARLEY_STATE_KEY_ID=${PARLEY_STATE_KEY_ID:-drill}
@@ -42,7 +45,8 @@ lb() { echo "$1" | socat - "UNIX-CONNECT:$work/haproxy.sock"; }
 start_node() { # start_node N: starts node N, waits (bounded) until its /ready answers 200
   local n=$1 started
   started=$(now_ms)
-  java -jar "$work/parley.jar" demo --config "local$n.conf" --data "$work/data" >> "$work/node$n.log" 2>&1 &
+  # shellcheck disable=SC2086
+  java $NODE_OPTS -jar "$work/parley.jar" demo --config "local$n.conf" --data "$work/data" >> "$work/node$n.log" 2>&1 &
   pids[$n]=$!
   for _ in $(seq 1 600); do
     if ready "$n"; then
