@@ -32,8 +32,9 @@ work=$(mktemp -d)
 cp examples/target/parley.jar benchmarks/target/parley-load.jar "$work/"
 pids=()
 lb_pid=
+loads=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}" "${loads[@]}"; do kill "$pid" 2>/dev/null || true; done
   [[ -n $lb_pid ]] && kill "$lb_pid" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -55,7 +56,7 @@ start_node() { # start_node N: starts node N, waits (bounded) until its /ready a
     fi
     sleep 0.2
   done
-  echo "node $n did not get ready; see $work/node$n.log" >&2
+  echo "node $n did not get ready in 120 s; see $work/node$n.log" >&2
   return 1
 }
 
@@ -77,6 +78,9 @@ stop_node() { # stop_node N: what Kubernetes does to a pod it deletes
   echo "node $n exited $(( $(now_ms) - signalled )) ms after SIGTERM"
 }
 
+for port in 8081 8082 8083 8558 8559 8560 25521 25522 25523 "$LB_PORT"; do
+  if (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is in use" >&2; exit 1; fi
+done
 java -jar "$work/parley.jar" migrate --config local1.conf
 for n in 1 2 3; do start_node "$n"; done
 
@@ -93,7 +97,9 @@ frontend service
   default_backend parley
 backend parley
   balance roundrobin
-  option httpchk GET /ready
+  # HTTP/1.1 with a Host header: pekko-http answers a request without one 400.
+  option httpchk
+  http-check send meth GET uri /ready ver HTTP/1.1 hdr Host 127.0.0.1
   http-check expect status 200
   default-server inter 2s fall 2 rise 1
   server node1 127.0.0.1:8081 check port 8558
@@ -105,7 +111,6 @@ lb_pid=$!
 sleep 3
 echo "three nodes ready behind http://127.0.0.1:$LB_PORT/mcp; load for $D"
 
-loads=()
 for n in 1 2 3; do
   java -jar "$work/parley-load.jar" --url "http://127.0.0.1:$LB_PORT/mcp" --flow mrtr --tool create_invoice \
     --args '{"client":"drill","amount":1}' --answers '{"currency":"CHF"}' -c "$C" -d "$D" --warmup 5s \
