@@ -89,7 +89,8 @@ public final class ParleyNode implements AutoCloseable {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
     ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
     Cluster cluster = Cluster.get(system);
-    if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty()) {
+    // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
+    if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty() && effective.getBoolean("parley.cluster.join-self")) {
       cluster.manager().tell(Join.create(cluster.selfMember().address()));
     }
     // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
