@@ -5,8 +5,11 @@ import dev.parley.runtime.Json;
 
 import java.util.Map;
 
-/** The outcome of one concurrency level. */
-public record LevelResult(int concurrency, double measuredSeconds, LevelStats stats, CpuSampler.Use cpu, long[] timeline) {
+/**
+ * The outcome of one level: a concurrency (closed loop), or an offered rate of flows per second
+ * ({@code offeredRate} &gt; 0: open loop, with at most {@code concurrency} flows in flight).
+ */
+public record LevelResult(int concurrency, double offeredRate, double measuredSeconds, LevelStats stats, CpuSampler.Use cpu, long[] timeline) {
 
   public double flowsPerSecond() {
     return measuredSeconds <= 0 ? 0 : stats.flows() / measuredSeconds;
@@ -16,6 +19,11 @@ public record LevelResult(int concurrency, double measuredSeconds, LevelStats st
     return measuredSeconds <= 0 ? 0 : stats.requests() / measuredSeconds;
   }
 
+  /** How the level is named in reports: {@code c=64} or {@code 1000/s}. */
+  public String label() {
+    return offeredRate > 0 ? String.format(java.util.Locale.ROOT, "%.0f/s", offeredRate) : "c=" + concurrency;
+  }
+
   public static double millis(double nanos) {
     return nanos / 1_000_000.0;
   }
@@ -23,6 +31,9 @@ public record LevelResult(int concurrency, double measuredSeconds, LevelStats st
   public ObjectNode toJson() {
     ObjectNode node = Json.object();
     node.put("concurrency", concurrency);
+    if (offeredRate > 0) {
+      node.put("offeredRatePerSecond", round(offeredRate, 1));
+    }
     node.put("measuredSeconds", round(measuredSeconds, 3));
     node.put("flows", stats.flows());
     node.put("flowsPerSecond", round(flowsPerSecond(), 1));
