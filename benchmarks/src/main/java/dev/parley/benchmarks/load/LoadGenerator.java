@@ -157,17 +157,17 @@ public final class LoadGenerator {
       worker.stats = new LevelStats(clock[0], clock[1], schedule != null);
       stats.add(worker.stats);
     }
-    CpuSampler.Sample cpuStart = warmupNanos == 0 ? CpuSampler.sample() : null;
+    CpuSampler.Sample cpuStart = warmupNanos == 0 ? CpuSampler.sample(options.serverPid()) : null;
     go.countDown();
     Progress progress = new Progress(concurrency, start, clock[0], clock[1], countMode, claimed, liveFlows, liveErrors);
     CpuSampler.Sample cpuEnd = null;
     while (!done.await(250, TimeUnit.MILLISECONDS)) {
       long now = System.nanoTime();
       if (cpuStart == null && now >= clock[0]) {
-        cpuStart = CpuSampler.sample();
+        cpuStart = CpuSampler.sample(options.serverPid());
       }
       if (cpuEnd == null && now >= clock[1]) {
-        cpuEnd = CpuSampler.sample();
+        cpuEnd = CpuSampler.sample(options.serverPid());
       }
       if (now > clock[2]) {
         out.println();
@@ -180,10 +180,10 @@ public final class LoadGenerator {
     }
     long finishedAt = System.nanoTime();
     if (cpuStart == null) {
-      cpuStart = CpuSampler.sample();
+      cpuStart = CpuSampler.sample(options.serverPid());
     }
     if (cpuEnd == null) {
-      cpuEnd = CpuSampler.sample();
+      cpuEnd = CpuSampler.sample(options.serverPid());
     }
     progress.finish();
     workers.forEach(Worker::closeSession);

@@ -40,7 +40,8 @@ public record LoadOptions(
     Path html,
     boolean progress,
     List<Double> rates,
-    boolean pollNow) {
+    boolean pollNow,
+    Long serverPid) {
 
   public static final Duration MAX_DURATION = Duration.ofHours(1);
   public static final long MAX_REQUESTS = 10_000_000L;
@@ -133,6 +134,8 @@ public record LoadOptions(
       output
         --json FILE            results as JSON
         --html FILE            a report with charts (inline SVG)
+        --server-pid PID       the server's process (same machine, Linux): its CPU per level,
+                               per flow, per request and per request kind
         --no-progress          no live progress line (it only shows on a terminal anyway)
       """;
 
@@ -160,6 +163,7 @@ public record LoadOptions(
     boolean progress = true;
     List<Double> rates = List.of();
     boolean pollNow = false;
+    Long serverPid = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       String value = null;
@@ -233,6 +237,12 @@ public record LoadOptions(
         case "--json" -> json = Path.of(value);
         case "--html" -> html = Path.of(value);
         case "--rate", "-r" -> rates = parseRates(value);
+        case "--server-pid" -> {
+          serverPid = parseCount("--server-pid", value);
+          if (CpuSampler.processCpuNanos(serverPid) < 0) {
+            throw new UsageException("--server-pid " + value + ": no such process whose CPU time can be read (Linux /proc)");
+          }
+        }
         default -> throw new UsageException("unknown option " + arg);
       }
     }
@@ -301,7 +311,7 @@ public record LoadOptions(
     }
     return new LoadOptions(target, flow, tool, jsonObject("--args", arguments), jsonObject("--answers", answers),
         action, protocol, concurrency, duration, requests, warmup, timeout, flowTimeout, maxRounds, defaultPoll,
-        client, List.copyOf(allowHosts), Map.copyOf(headers), json, html, progress, rates, pollNow);
+        client, List.copyOf(allowHosts), Map.copyOf(headers), json, html, progress, rates, pollNow, serverPid);
   }
 
   static List<Integer> parseConcurrency(String value) {

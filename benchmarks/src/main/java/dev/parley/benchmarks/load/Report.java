@@ -78,6 +78,12 @@ public final class Report {
       }
       out.printf(Locale.ROOT, "  client CPU %s; machine CPU busy %s%n", cores(level.cpu().clientCores()),
           level.cpu().machineBusy() < 0 ? "unknown" : String.format(Locale.ROOT, "%.0f%%", 100 * level.cpu().machineBusy()));
+      if (level.cpu().serverCores() >= 0) {
+        StringBuilder perKind = new StringBuilder();
+        level.serverCpuMillis().forEach((kind, millis) ->
+            perKind.append(String.format(Locale.ROOT, "  %s %.3f", kind, millis)));
+        out.printf(Locale.ROOT, "  server CPU %.2f cores; ms per%s%n", level.cpu().serverCores(), perKind);
+      }
     }
   }
 

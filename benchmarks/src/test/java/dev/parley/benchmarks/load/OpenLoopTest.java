@@ -99,6 +99,25 @@ class OpenLoopTest {
   }
 
   @Test
+  void theServersCpuIsReportedPerFlowAndPerRequestKind() throws Exception {
+    // The server here is this JVM: a real process whose CPU time /proc reports.
+    long pid = ProcessHandle.current().pid();
+    org.junit.jupiter.api.Assumptions.assumeTrue(CpuSampler.processCpuNanos(pid) >= 0, "needs Linux /proc");
+    String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/mcp";
+    LoadOptions options = LoadOptions.parse("--url", url, "--tool", "slow", "--args", "{}", "--concurrency", "2",
+        "--requests", "20", "--warmup", "0s", "--no-progress", "--server-pid", Long.toString(pid));
+    LevelResult level = new LoadGenerator(options, new PrintStream(new ByteArrayOutputStream()), null).run().get(0);
+    assertEquals(20, level.stats().flows());
+    assertTrue(level.cpu().serverCores() >= 0);
+    java.util.Map<String, Double> perKind = level.serverCpuMillis();
+    assertEquals(java.util.Set.of("flow", "request", "call"), perKind.keySet());
+    assertEquals(perKind.get("call"), perKind.get("request"), 1e-9, "one kind of request: its share is all of it");
+    assertTrue(level.toJson().has("serverCpuMsPerKind"));
+    // a pid that is not there is refused up front
+    assertThrowsUsage("--server-pid", Long.toString(Integer.MAX_VALUE + 1L));
+  }
+
+  @Test
   void rateOptionsAreChecked() {
     assertEquals(List.of(500.0, 1000.0, 2000.0), LoadOptions.parse("--url", "http://127.0.0.1:1/mcp", "--rate",
         "500,1000,2000/s", "--duration", "1s").rates());
