@@ -135,7 +135,10 @@ public final class Flows {
       if (stop.getAsBoolean()) {
         throw new Failure("tasks/get", "run ended (task still " + status + ")", false);
       }
-      Thread.sleep(Math.max(0, Math.min(pollMillis, remaining)));
+      // --poll-now: the first tasks/get follows the create at once (a task that completes at once is seen at once)
+      if (!(options.pollNow() && polls == 0)) {
+        Thread.sleep(Math.max(0, Math.min(pollMillis, remaining)));
+      }
       ObjectNode get = Json.object().put("taskId", taskId);
       detailed = session.call("tasks/get", "tasks/get", get, taskId, Map.of());
       status = detailed.path("status").asText("?");

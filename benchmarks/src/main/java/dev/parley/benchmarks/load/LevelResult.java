@@ -5,8 +5,11 @@ import dev.parley.runtime.Json;
 
 import java.util.Map;
 
-/** The outcome of one concurrency level. */
-public record LevelResult(int concurrency, double measuredSeconds, LevelStats stats, CpuSampler.Use cpu, long[] timeline) {
+/**
+ * The outcome of one level: a concurrency (closed loop), or an offered rate of flows per second
+ * ({@code offeredRate} &gt; 0: open loop, with at most {@code concurrency} flows in flight).
+ */
+public record LevelResult(int concurrency, double offeredRate, double measuredSeconds, LevelStats stats, CpuSampler.Use cpu, long[] timeline) {
 
   public double flowsPerSecond() {
     return measuredSeconds <= 0 ? 0 : stats.flows() / measuredSeconds;
@@ -16,6 +19,32 @@ public record LevelResult(int concurrency, double measuredSeconds, LevelStats st
     return measuredSeconds <= 0 ? 0 : stats.requests() / measuredSeconds;
   }
 
+  /**
+   * Server CPU milliseconds per request of each kind, when the server's pid was given. A level
+   * whose flows send one kind of request (a one-round call, a tasks/get loop) gets that kind's
+   * exact share; with several kinds in a flow the server's CPU cannot be split by kind from its
+   * total, so only {@code flow} and {@code request} (all kinds together) are given.
+   */
+  public Map<String, Double> serverCpuMillis() {
+    Map<String, Double> perKind = new java.util.LinkedHashMap<>();
+    if (cpu.serverCpuSeconds() < 0 || stats.flows() == 0) {
+      return perKind;
+    }
+    double millis = cpu.serverCpuSeconds() * 1000;
+    perKind.put(LevelStats.FLOW, millis / stats.flows());
+    perKind.put("request", millis / Math.max(1, stats.requests()));
+    java.util.List<String> kinds = stats.kinds().keySet().stream().filter(k -> !k.equals(LevelStats.FLOW)).toList();
+    if (kinds.size() == 1) {
+      perKind.put(kinds.get(0), millis / Math.max(1, stats.kinds().get(kinds.get(0)).count()));
+    }
+    return perKind;
+  }
+
+  /** How the level is named in reports: {@code c=64} or {@code 1000/s}. */
+  public String label() {
+    return offeredRate > 0 ? String.format(java.util.Locale.ROOT, "%.0f/s", offeredRate) : "c=" + concurrency;
+  }
+
   public static double millis(double nanos) {
     return nanos / 1_000_000.0;
   }
@@ -23,6 +52,9 @@ public record LevelResult(int concurrency, double measuredSeconds, LevelStats st
   public ObjectNode toJson() {
     ObjectNode node = Json.object();
     node.put("concurrency", concurrency);
+    if (offeredRate > 0) {
+      node.put("offeredRatePerSecond", round(offeredRate, 1));
+    }
     node.put("measuredSeconds", round(measuredSeconds, 3));
     node.put("flows", stats.flows());
     node.put("flowsPerSecond", round(flowsPerSecond(), 1));
@@ -46,6 +78,11 @@ public record LevelResult(int concurrency, double measuredSeconds, LevelStats st
     node.put("warmupErrors", stats.warmupErrors());
     node.put("clientCpuCores", round(cpu.clientCores(), 3));
     node.put("machineCpuBusy", round(cpu.machineBusy(), 3));
+    if (cpu.serverCores() >= 0) {
+      node.put("serverCpuCores", round(cpu.serverCores(), 3));
+      ObjectNode perKind = node.putObject("serverCpuMsPerKind");
+      serverCpuMillis().forEach((kind, millis) -> perKind.put(kind, round(millis, 4)));
+    }
     node.set("flowsPerSecondTimeline", Json.tree(timeline));
     return node;
   }

@@ -9,7 +9,9 @@ import java.util.TreeMap;
  * What one worker (or, merged, one concurrency level) measured: latency per request kind and
  * for whole flows, errors by request kind and error kind, and completed flows per second.
  * Samples count only inside the measured window: started at or after its start, ended at or
- * before its end. Not thread-safe: one per worker, merged when the workers are done.
+ * before its end; in the open loop ({@code byStart}), every flow due in the window counts however
+ * late it ends, since the late ones are the queueing an open loop is there to show. Not
+ * thread-safe: one per worker, merged when the workers are done.
  */
 public final class LevelStats {
   public static final String FLOW = "flow";
@@ -22,13 +24,20 @@ public final class LevelStats {
   long lastFlowEnd;
   long warmupErrors;
 
+  private final boolean byStart;
+
   public LevelStats(long windowStart, long windowEnd) {
+    this(windowStart, windowEnd, false);
+  }
+
+  public LevelStats(long windowStart, long windowEnd, boolean byStart) {
     this.windowStart = windowStart;
     this.windowEnd = windowEnd;
+    this.byStart = byStart;
   }
 
   public boolean inWindow(long start, long end) {
-    return start >= windowStart && end <= windowEnd;
+    return start >= windowStart && (byStart ? start < windowEnd : end <= windowEnd);
   }
 
   public void request(String kind, long start, long end) {
@@ -52,7 +61,7 @@ public final class LevelStats {
 
   /** A failed request; counted when the flow it ended started in the window. */
   public void error(String kind, String errorKind, long flowStart) {
-    if (flowStart >= windowStart && System.nanoTime() <= windowEnd) {
+    if (flowStart >= windowStart && (byStart ? flowStart < windowEnd : System.nanoTime() <= windowEnd)) {
       errors.computeIfAbsent(kind, k -> new TreeMap<>()).merge(errorKind, 1L, Long::sum);
     } else {
       warmupErrors++;

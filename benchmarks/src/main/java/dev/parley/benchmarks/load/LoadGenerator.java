@@ -22,6 +22,12 @@ import java.util.concurrent.atomic.LongAdder;
  * worker has its own connection (or shares the JDK client) and runs one flow after another:
  * first for the warm-up (not measured), then until the level's duration or flow count is
  * reached. Every level, and the whole run, ends by itself.
+ *
+ * <p>Open loop ({@code --rate}): flow {@code i} of a level is due at {@code start + i / rate}
+ * whatever the server's latency; the workers take due flows in order, and a flow's latency
+ * counts from when it was due, not from when a worker was free to send it. A server that falls
+ * behind shows it in the latency instead of slowing the load down (the closed loop's
+ * coordinated omission).
  */
 public final class LoadGenerator {
   private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -42,8 +48,14 @@ public final class LoadGenerator {
     options.checkTargetAllowed();
     discoverTool();
     List<LevelResult> results = new ArrayList<>();
+    if (options.openLoop()) {
+      for (double rate : options.rates()) {
+        results.add(runLevel(options.concurrency().get(0), rate));
+      }
+      return results;
+    }
     for (int concurrency : options.concurrency()) {
-      results.add(runLevel(concurrency));
+      results.add(runLevel(concurrency, 0));
     }
     return results;
   }
@@ -103,8 +115,11 @@ public final class LoadGenerator {
         options.headers(), timings);
   }
 
-  /** One level: connect, warm up, measure, stop; bounded by the level's deadline. */
-  LevelResult runLevel(int concurrency) throws InterruptedException {
+  /**
+   * One level: connect, warm up, measure, stop; bounded by the level's deadline. {@code rate}
+   * is the open loop's flows per second (0: closed loop).
+   */
+  LevelResult runLevel(int concurrency, double rate) throws InterruptedException {
     if (options.client() == ClientKind.JDK) {
       newTransport(Math.min(64, Math.max(2, Runtime.getRuntime().availableProcessors() * 2)));
     }
@@ -113,6 +128,7 @@ public final class LoadGenerator {
     long limitNanos = (options.duration() != null ? options.duration() : LoadOptions.MAX_DURATION).toNanos();
     boolean countMode = options.requests() != null;
     AtomicLong claimed = new AtomicLong();
+    Schedule schedule = rate > 0 ? new Schedule(rate) : null;
     LongAdder liveFlows = new LongAdder();
     LongAdder liveErrors = new LongAdder();
     CountDownLatch ready = new CountDownLatch(concurrency);
@@ -122,7 +138,7 @@ public final class LoadGenerator {
     List<Worker> workers = new ArrayList<>();
     List<LevelStats> stats = new ArrayList<>();
     for (int i = 0; i < concurrency; i++) {
-      Worker worker = new Worker(i, flows, ready, go, done, clock, countMode, claimed, liveFlows, liveErrors);
+      Worker worker = new Worker(i, flows, ready, go, done, clock, countMode, claimed, schedule, liveFlows, liveErrors);
       workers.add(worker);
       worker.thread.start();
     }
@@ -131,24 +147,27 @@ public final class LoadGenerator {
       out.println("warning: not every worker connected in time; starting anyway");
     }
     long start = System.nanoTime();
+    if (schedule != null) {
+      schedule.start = start;
+    }
     clock[0] = start + warmupNanos;
     clock[1] = clock[0] + limitNanos;
     clock[2] = clock[1] + options.flowTimeout().toNanos() + GRACE_NANOS;
     for (Worker worker : workers) {
-      worker.stats = new LevelStats(clock[0], clock[1]);
+      worker.stats = new LevelStats(clock[0], clock[1], schedule != null);
       stats.add(worker.stats);
     }
-    CpuSampler.Sample cpuStart = warmupNanos == 0 ? CpuSampler.sample() : null;
+    CpuSampler.Sample cpuStart = warmupNanos == 0 ? CpuSampler.sample(options.serverPid()) : null;
     go.countDown();
     Progress progress = new Progress(concurrency, start, clock[0], clock[1], countMode, claimed, liveFlows, liveErrors);
     CpuSampler.Sample cpuEnd = null;
     while (!done.await(250, TimeUnit.MILLISECONDS)) {
       long now = System.nanoTime();
       if (cpuStart == null && now >= clock[0]) {
-        cpuStart = CpuSampler.sample();
+        cpuStart = CpuSampler.sample(options.serverPid());
       }
       if (cpuEnd == null && now >= clock[1]) {
-        cpuEnd = CpuSampler.sample();
+        cpuEnd = CpuSampler.sample(options.serverPid());
       }
       if (now > clock[2]) {
         out.println();
@@ -161,10 +180,10 @@ public final class LoadGenerator {
     }
     long finishedAt = System.nanoTime();
     if (cpuStart == null) {
-      cpuStart = CpuSampler.sample();
+      cpuStart = CpuSampler.sample(options.serverPid());
     }
     if (cpuEnd == null) {
-      cpuEnd = CpuSampler.sample();
+      cpuEnd = CpuSampler.sample(options.serverPid());
     }
     progress.finish();
     workers.forEach(Worker::closeSession);
@@ -172,18 +191,38 @@ public final class LoadGenerator {
       sharedJdk.close();
       sharedJdk = null;
     }
-    LevelStats merged = new LevelStats(clock[0], clock[1]);
+    LevelStats merged = new LevelStats(clock[0], clock[1], schedule != null);
     stats.forEach(merged::merge);
     // A counted level ends when its last flow did (or failed); a timed one at its end.
     long windowEnd = countMode && claimed.get() >= options.requests()
         ? Math.max(clock[0], Math.min(finishedAt, clock[1]))
         : clock[1];
+    if (schedule != null) {
+      // Open loop: the flows due in the window took until the last of them ended (achieved rate, not offered).
+      windowEnd = Math.max(windowEnd, merged.lastFlowEnd());
+    }
     double seconds = Math.max(0, windowEnd - clock[0]) / 1e9;
-    return new LevelResult(concurrency, seconds, merged, CpuSampler.between(cpuStart, cpuEnd),
+    return new LevelResult(concurrency, rate, seconds, merged, CpuSampler.between(cpuStart, cpuEnd),
         merged.timeline((int) Math.floor(seconds)));
   }
 
-  /** One closed-loop client. */
+  /** The open loop's timetable: flow {@code i} is due at {@code start + i * period}. */
+  private static final class Schedule {
+    private final double periodNanos;
+    private final AtomicLong next = new AtomicLong();
+    volatile long start;
+
+    Schedule(double rate) {
+      this.periodNanos = 1e9 / rate;
+    }
+
+    /** When the next flow nobody has taken yet is due. */
+    long takeNext() {
+      return start + (long) (next.getAndIncrement() * periodNanos);
+    }
+  }
+
+  /** One client: a closed loop, or in the open loop one of the workers that take due flows. */
   private final class Worker implements Runnable {
     final Thread thread;
     private final Flows flows;
@@ -193,6 +232,7 @@ public final class LoadGenerator {
     private final long[] clock;
     private final boolean countMode;
     private final AtomicLong claimed;
+    private final Schedule schedule;
     private final LongAdder liveFlows;
     private final LongAdder liveErrors;
     private final McpSession session;
@@ -200,7 +240,7 @@ public final class LoadGenerator {
     private volatile boolean aborted;
 
     Worker(int index, Flows flows, CountDownLatch ready, CountDownLatch go, CountDownLatch done, long[] clock,
-        boolean countMode, AtomicLong claimed, LongAdder liveFlows, LongAdder liveErrors) {
+        boolean countMode, AtomicLong claimed, Schedule schedule, LongAdder liveFlows, LongAdder liveErrors) {
       this.flows = flows;
       this.ready = ready;
       this.go = go;
@@ -208,6 +248,7 @@ public final class LoadGenerator {
       this.clock = clock;
       this.countMode = countMode;
       this.claimed = claimed;
+      this.schedule = schedule;
       this.liveFlows = liveFlows;
       this.liveErrors = liveErrors;
       this.session = newSession(newTransport(null), (kind, start, end) -> {
@@ -250,6 +291,17 @@ public final class LoadGenerator {
       }
       while (!aborted) {
         long now = System.nanoTime();
+        if (schedule != null) {
+          // Open loop: the next due flow; wait for its time, or start it late (its latency counts from when it was due).
+          long due = schedule.takeNext();
+          if (due >= clock[1]) {
+            return;
+          }
+          for (long wait = due - System.nanoTime(); wait > 0 && !aborted; wait = due - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+          }
+          now = due;
+        }
         if (now >= clock[1] || now >= clock[2]) {
           return;
         }

@@ -38,7 +38,10 @@ public record LoadOptions(
     Map<String, String> headers,
     Path json,
     Path html,
-    boolean progress) {
+    boolean progress,
+    List<Double> rates,
+    boolean pollNow,
+    Long serverPid) {
 
   public static final Duration MAX_DURATION = Duration.ofHours(1);
   public static final long MAX_REQUESTS = 10_000_000L;
@@ -47,6 +50,12 @@ public record LoadOptions(
   public static final int MAX_LEVELS = 16;
   public static final int MAX_ROUNDS = 100;
   public static final Duration MAX_TIMEOUT = Duration.ofMinutes(5);
+  public static final double MAX_RATE = 1_000_000;
+
+  /** Open loop (--rate): flows start at a constant rate whatever the server's latency; else closed loop. */
+  public boolean openLoop() {
+    return !rates.isEmpty();
+  }
 
   /** The demo server's one-round tool and its arguments. */
   public static final String DEFAULT_CALL_TOOL = "check_availability";
@@ -111,8 +120,13 @@ public record LoadOptions(
         --max-rounds N         input_required rounds per flow before it counts as an error (10)
         --flow-timeout D       longest time one flow may take, polls included (60s)
         --default-poll D       tasks/get interval when the server gives no pollIntervalMs (200ms)
+        --poll-now             the first tasks/get right after the create, without waiting
       how much
         --concurrency LIST     workers, each a closed loop; several levels: 1,8,64 (default 8)
+        --rate LIST            open loop: flows started per second whatever the latency, e.g.
+                               1000/s or levels 500,1000,2000/s; each flow's latency counts from
+                               its intended start, so queueing shows; --concurrency N is then
+                               the most flows in flight (default 256)
         --duration D           measured time per level, e.g. 30s, 2m (at most 1h)
         --requests N           measured flows per level (at most 10000000)
         --warmup D             unmeasured time before each level (default 5s, at most 10m)
@@ -120,6 +134,8 @@ public record LoadOptions(
       output
         --json FILE            results as JSON
         --html FILE            a report with charts (inline SVG)
+        --server-pid PID       the server's process (same machine, Linux): its CPU per level,
+                               per flow, per request and per request kind
         --no-progress          no live progress line (it only shows on a terminal anyway)
       """;
 
@@ -145,6 +161,9 @@ public record LoadOptions(
     Path json = null;
     Path html = null;
     boolean progress = true;
+    List<Double> rates = List.of();
+    boolean pollNow = false;
+    Long serverPid = null;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       String value = null;
@@ -155,6 +174,10 @@ public record LoadOptions(
       }
       if (arg.equals("--no-progress")) {
         progress = false;
+        continue;
+      }
+      if (arg.equals("--poll-now")) {
+        pollNow = true;
         continue;
       }
       if (arg.equals("-h") || arg.equals("--help")) {
@@ -213,6 +236,13 @@ public record LoadOptions(
         }
         case "--json" -> json = Path.of(value);
         case "--html" -> html = Path.of(value);
+        case "--rate", "-r" -> rates = parseRates(value);
+        case "--server-pid" -> {
+          serverPid = parseCount("--server-pid", value);
+          if (CpuSampler.processCpuNanos(serverPid) < 0) {
+            throw new UsageException("--server-pid " + value + ": no such process whose CPU time can be read (Linux /proc)");
+          }
+        }
         default -> throw new UsageException("unknown option " + arg);
       }
     }
@@ -239,6 +269,16 @@ public record LoadOptions(
     }
     if (defaultPoll.isZero() || defaultPoll.compareTo(Duration.ofMinutes(1)) > 0) {
       throw new UsageException("--default-poll must be more than 0 and at most 1 minute");
+    }
+    boolean concurrencyGiven = java.util.Arrays.stream(args).anyMatch(a -> a.equals("--concurrency") || a.equals("-c")
+        || a.startsWith("--concurrency="));
+    if (!rates.isEmpty()) {
+      if (concurrency.size() > 1) {
+        throw new UsageException("with --rate, --concurrency is one number: the most flows in flight (workers)");
+      }
+      if (!concurrencyGiven) {
+        concurrency = List.of(256);
+      }
     }
     if (protocol == Protocol.V2025_11_25 && flow != FlowKind.CALL) {
       throw new UsageException("--protocol 2025-11-25 supports one-round calls only (--flow call)");
@@ -271,7 +311,7 @@ public record LoadOptions(
     }
     return new LoadOptions(target, flow, tool, jsonObject("--args", arguments), jsonObject("--answers", answers),
         action, protocol, concurrency, duration, requests, warmup, timeout, flowTimeout, maxRounds, defaultPoll,
-        client, List.copyOf(allowHosts), Map.copyOf(headers), json, html, progress);
+        client, List.copyOf(allowHosts), Map.copyOf(headers), json, html, progress, rates, pollNow, serverPid);
   }
 
   static List<Integer> parseConcurrency(String value) {
@@ -290,6 +330,32 @@ public record LoadOptions(
     }
     if (levels.isEmpty() || levels.size() > MAX_LEVELS) {
       throw new UsageException("--concurrency takes 1 to " + MAX_LEVELS + " levels");
+    }
+    return List.copyOf(levels);
+  }
+
+  /** {@code 1000}, {@code 1000/s} or several levels {@code 500,1000,2000/s}: flows started per second. */
+  static List<Double> parseRates(String value) {
+    String text = value.trim().toLowerCase(Locale.ROOT);
+    if (text.endsWith("/s")) {
+      text = text.substring(0, text.length() - 2);
+    }
+    List<Double> levels = new ArrayList<>();
+    for (String part : text.split(",")) {
+      String one = part.trim().endsWith("/s") ? part.trim().substring(0, part.trim().length() - 2) : part.trim();
+      double rate;
+      try {
+        rate = Double.parseDouble(one);
+      } catch (NumberFormatException e) {
+        throw new UsageException("--rate must be flows per second, e.g. 1000/s or 500,1000,2000/s, not " + value);
+      }
+      if (!(rate > 0) || rate > MAX_RATE) {
+        throw new UsageException("each --rate level must be more than 0 and at most " + (long) MAX_RATE + "/s");
+      }
+      levels.add(rate);
+    }
+    if (levels.isEmpty() || levels.size() > MAX_LEVELS) {
+      throw new UsageException("--rate takes 1 to " + MAX_LEVELS + " levels");
     }
     return List.copyOf(levels);
   }
@@ -406,6 +472,8 @@ public record LoadOptions(
     node.put("action", action);
     node.put("protocol", protocol.wire);
     node.set("concurrency", Json.tree(concurrency));
+    node.set("ratePerSecond", Json.tree(rates));
+    node.put("pollNow", pollNow);
     if (duration != null) {
       node.put("durationSeconds", duration.toMillis() / 1000.0);
     }

@@ -47,8 +47,13 @@ public final class Report {
     out.println(header());
     for (LevelResult level : levels) {
       out.println();
-      out.printf(Locale.ROOT, "concurrency %d: %.1f s measured (after %.1f s warm-up)%n",
-          level.concurrency(), level.measuredSeconds(), options.warmup().toMillis() / 1000.0);
+      if (level.offeredRate() > 0) {
+        out.printf(Locale.ROOT, "rate %.1f flows/s offered (open loop, at most %d in flight): %.1f s measured (after %.1f s warm-up)%n",
+            level.offeredRate(), level.concurrency(), level.measuredSeconds(), options.warmup().toMillis() / 1000.0);
+      } else {
+        out.printf(Locale.ROOT, "concurrency %d: %.1f s measured (after %.1f s warm-up)%n",
+            level.concurrency(), level.measuredSeconds(), options.warmup().toMillis() / 1000.0);
+      }
       out.printf(Locale.ROOT, "  flows    %10d  %10.1f/s%n", level.stats().flows(), level.flowsPerSecond());
       out.printf(Locale.ROOT, "  requests %10d  %10.1f/s   errors %d%n", level.stats().requests(),
           level.requestsPerSecond(), level.stats().errorCount());
@@ -73,6 +78,12 @@ public final class Report {
       }
       out.printf(Locale.ROOT, "  client CPU %s; machine CPU busy %s%n", cores(level.cpu().clientCores()),
           level.cpu().machineBusy() < 0 ? "unknown" : String.format(Locale.ROOT, "%.0f%%", 100 * level.cpu().machineBusy()));
+      if (level.cpu().serverCores() >= 0) {
+        StringBuilder perKind = new StringBuilder();
+        level.serverCpuMillis().forEach((kind, millis) ->
+            perKind.append(String.format(Locale.ROOT, "  %s %.3f", kind, millis)));
+        out.printf(Locale.ROOT, "  server CPU %.2f cores; ms per%s%n", level.cpu().serverCores(), perKind);
+      }
     }
   }
 
@@ -133,30 +144,34 @@ public final class Report {
         .append(options.duration() != null && options.requests() != null ? ", at most " : "")
         .append(options.requests() != null ? options.requests() + " flows per level" : "")
         .append(".</p>\n");
-    html.append("<h2>Summary</h2>\n<table><tr><th>concurrency</th><th>flows/s</th><th>requests/s</th><th>flows</th>")
+    boolean open = options.openLoop();
+    String axis = open ? "offered rate (flows/s)" : "concurrency (workers)";
+    html.append("<h2>Summary</h2>\n<table><tr><th>").append(open ? "offered flows/s" : "concurrency").append("</th><th>flows/s</th><th>requests/s</th><th>flows</th>")
         .append("<th>errors</th><th>flow p50 ms</th><th>flow p99 ms</th><th>client CPU (cores)</th><th>machine CPU busy</th></tr>\n");
     for (LevelResult level : levels) {
       LatencyHistogram flow = level.stats().kinds().getOrDefault(LevelStats.FLOW, new LatencyHistogram());
       html.append(String.format(Locale.ROOT,
-          "<tr><td>%d</td><td>%.1f</td><td>%.1f</td><td>%d</td><td>%d</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%s</td></tr>%n",
-          level.concurrency(), level.flowsPerSecond(), level.requestsPerSecond(), level.stats().flows(),
+          "<tr><td>%s</td><td>%.1f</td><td>%.1f</td><td>%d</td><td>%d</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%s</td></tr>%n",
+          open ? String.format(Locale.ROOT, "%.1f", level.offeredRate()) : String.valueOf(level.concurrency()),
+          level.flowsPerSecond(), level.requestsPerSecond(), level.stats().flows(),
           level.stats().errorCount(), millis(flow.percentile(50)), millis(flow.percentile(99)), level.cpu().clientCores(),
           level.cpu().machineBusy() < 0 ? "?" : String.format(Locale.ROOT, "%.0f%%", 100 * level.cpu().machineBusy())));
     }
     html.append("</table>\n");
-    List<String> categories = levels.stream().map(l -> String.valueOf(l.concurrency())).toList();
+    List<String> categories = levels.stream().map(l -> open
+        ? String.format(Locale.ROOT, "%.0f", l.offeredRate()) : String.valueOf(l.concurrency())).toList();
     Set<String> kinds = new LinkedHashSet<>();
     levels.forEach(l -> kinds.addAll(l.stats().kinds().keySet()));
     if (levels.size() > 1) {
-      html.append("<h2>Against concurrency</h2>\n<div class=\"chart\">")
-          .append(new SvgChart("Throughput", "concurrency (workers)", "per second", categories)
+      html.append(open ? "<h2>Against offered rate</h2>\n" : "<h2>Against concurrency</h2>\n").append("<div class=\"chart\">")
+          .append(new SvgChart(open ? "Achieved throughput" : "Throughput", axis, "per second", categories)
               .add("flows/s", levels.stream().mapToDouble(LevelResult::flowsPerSecond).toArray())
               .add("requests/s", levels.stream().mapToDouble(LevelResult::requestsPerSecond).toArray())
               .render())
           .append("</div>\n");
       for (double percentile : new double[] {50, 99}) {
         SvgChart chart = new SvgChart(String.format(Locale.ROOT, "Latency p%.0f by request kind", percentile),
-            "concurrency (workers)", "milliseconds", categories);
+            axis, "milliseconds", categories);
         for (String kind : kinds) {
           chart.add(kind, levels.stream().mapToDouble(l -> {
             LatencyHistogram h = l.stats().kinds().get(kind);
@@ -179,13 +194,14 @@ public final class Report {
         for (int i = 0; i < level.timeline().length; i++) {
           values[i] = level.timeline()[i];
         }
-        timeline.add("c=" + level.concurrency(), values);
+        timeline.add(level.label(), values);
       }
       html.append("<h2>Over time</h2>\n<div class=\"chart\">").append(timeline.render()).append("</div>\n");
     }
     html.append("<h2>Latency by request kind</h2>\n");
     for (LevelResult level : levels) {
-      html.append("<h3>concurrency ").append(level.concurrency()).append("</h3>\n<table><tr><th>kind</th><th>count</th>")
+      html.append("<h3>").append(level.offeredRate() > 0 ? escape(level.label()) + " offered" : "concurrency " + level.concurrency())
+          .append("</h3>\n<table><tr><th>kind</th><th>count</th>")
           .append("<th>rate/s</th><th>mean ms</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>max ms</th></tr>\n");
       for (Map.Entry<String, LatencyHistogram> entry : level.stats().kinds().entrySet()) {
         LatencyHistogram h = entry.getValue();

@@ -80,8 +80,10 @@ public final class JsonRpc {
    */
   public static Message parse(byte[] body, RequestLimits limits) {
     JsonNode root;
-    try {
-      root = SINGLE_VALUE.readTree(body);
+    RequestChecks.Parser checked;
+    try (RequestChecks.Parser parser = new RequestChecks.Parser(SINGLE_VALUE.createParser(body), limits)) {
+      checked = parser;
+      root = SINGLE_VALUE.readTree(parser);
     } catch (com.fasterxml.jackson.core.JsonParseException e) {
       // Jackson refuses a broken surrogate pair in a member name itself (values reach RequestChecks).
       if (String.valueOf(e.getOriginalMessage()).contains("surrogate")) {
@@ -115,7 +117,9 @@ public final class JsonRpc {
       throw new McpException(ErrorCodes.INVALID_REQUEST, "Invalid request: params must be an object");
     }
     // Before anything reads a value: no handler, journal or log line sees one that is not sound.
-    RequestChecks.check(root, limits);
+    if (checked.problem() != null) {
+      throw checked.problem();
+    }
     ObjectNode paramsObject = params instanceof ObjectNode o ? o : Json.object();
     return new Message(id, method.asText(), paramsObject);
   }
