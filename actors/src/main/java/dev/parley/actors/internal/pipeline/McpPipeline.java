@@ -54,6 +54,7 @@ public final class McpPipeline {
   private final LegacySessions sessions;
   private final ServerRequestBridge serverRequests;
   private final LegacyCalls legacyCalls;
+  private final StreamCursors streamCursors;
 
   public McpPipeline(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine,
       RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
@@ -71,11 +72,17 @@ public final class McpPipeline {
     this.sessions = new LegacySessions(sharding, settings, server, catalog.legacyCapabilities());
     this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings);
     this.legacyCalls = new LegacyCalls(this);
+    this.streamCursors = new StreamCursors(stateCodec);
   }
 
   /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
   public LegacyCalls legacyCalls() {
     return legacyCalls;
+  }
+
+  /** Event ids of resumable 2025-11-25 call streams. */
+  public StreamCursors streamCursors() {
+    return streamCursors;
   }
 
   Materializer materializer() {
