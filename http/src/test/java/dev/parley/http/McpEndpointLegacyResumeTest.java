@@ -46,6 +46,7 @@ class McpEndpointLegacyResumeTest {
   private static McpTestClient client;
   private static final AtomicInteger steps = new AtomicInteger();
   private static final AtomicInteger slowRuns = new AtomicInteger();
+  private static final AtomicInteger cancelledRuns = new AtomicInteger();
 
   @BeforeAll
   static void start() {
@@ -66,6 +67,23 @@ class McpEndpointLegacyResumeTest {
               slowRuns.incrementAndGet();
               Thread.sleep(POLL_AFTER.toMillis() + 1500);
               return ToolResult.text("report done");
+            }))
+        .tool(ToolDefinition.tool("wait_for_cancel", TestTools.NoArgs.class)
+            .description("Works until cancelled (at most 60 s).")
+            .taskSupport(TaskSupport.OPTIONAL)
+            .handler((args, ctx) -> {
+              long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+              try {
+                while (!ctx.isCancelled() && System.nanoTime() < deadline) {
+                  Thread.sleep(20);
+                }
+              } catch (InterruptedException interrupted) {
+                // a cancel interrupts a blocking handler
+              }
+              if (ctx.isCancelled()) {
+                cancelledRuns.incrementAndGet();
+              }
+              return ToolResult.text("not cancelled");
             }))
         .build();
     server = McpHttpServer.builder(definition)
@@ -188,6 +206,27 @@ class McpEndpointLegacyResumeTest {
       assertEquals(200, ok.status(), "the id still resumes on its own session");
       assertEquals("elicitation/create", ok.nextMessage().path("method").asText());
     }
+  }
+
+  @Test
+  void notificationsCancelledCancelsTheRunningRequestAndEndsItsStreamWithoutAResponse() {
+    String session = session("alice");
+    int before = cancelledRuns.get();
+    try (SseConnection stream = SseConnection.open(server.port(), call(12, "wait_for_cancel"), headers(session, "alice", true))) {
+      assertTrue(stream.next().isPriming());
+      ObjectNode cancel = Json.object().put("jsonrpc", "2.0").put("method", "notifications/cancelled");
+      cancel.putObject("params").put("requestId", 999).put("reason", "not this one");
+      assertEquals(202, post(session, cancel, "alice").status(), "a cancel for an unknown request is accepted and ignored");
+      cancel.putObject("params").put("requestId", 12).put("reason", "changed my mind");
+      assertEquals(202, post(session("bob"), cancel, "bob").status(), "bob cannot cancel alice's request");
+      assertEquals(202, post(session, cancel, "alice").status());
+      assertEquals(List.of(), stream.readToEnd(Duration.ofSeconds(30)), "no response for a cancelled request");
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (cancelledRuns.get() == before && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    assertEquals(before + 1, cancelledRuns.get(), "the handler saw the cancellation");
   }
 
   // --- helpers --------------------------------------------------------------------------

@@ -3,6 +3,7 @@ package dev.parley.http.internal;
 import com.typesafe.config.Config;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.pipeline.LegacyCalls;
+import dev.parley.actors.internal.pipeline.LegacyCancellations;
 import dev.parley.actors.internal.pipeline.StreamCursors;
 import dev.parley.runtime.internal.engine.Cancellation;
 import org.apache.pekko.NotUsed;
@@ -18,7 +19,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.CompletionStage;
-import java.util.function.BiFunction;
 
 /**
  * The SSE streams of 2025-11-25 calls: every event carries an id (a sealed {@link StreamCursors}
@@ -32,13 +32,22 @@ final class CallStreams {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final StreamCursors cursors;
+  private final LegacyCancellations cancellations;
   private final HttpReplies replies;
   private final Materializer materializer;
   private final Duration pollAfter;
   private final long retryMs;
 
-  CallStreams(StreamCursors cursors, HttpReplies replies, Materializer materializer, Config config) {
+  /** What a stream carries: {@code run} fires on the client's cancel, {@code stop} when the connection ends. */
+  @FunctionalInterface
+  interface Call {
+    CompletionStage<Void> start(LegacyCalls.Events events, Cancellation run, Cancellation stop);
+  }
+
+  CallStreams(StreamCursors cursors, LegacyCancellations cancellations, HttpReplies replies, Materializer materializer,
+      Config config) {
     this.cursors = cursors;
+    this.cancellations = cancellations;
     this.replies = replies;
     this.materializer = materializer;
     this.pollAfter = config.getDuration("poll-after");
@@ -46,11 +55,11 @@ final class CallStreams {
   }
 
   /**
-   * A stream that starts at {@code start} and carries what {@code call} sends; {@code call} gets
-   * the stream's events and the cancellation that fires when the connection ends.
+   * A stream that starts at {@code start} and carries what {@code call} sends. A
+   * {@code notifications/cancelled} for the request, posted to any node, cancels the call's run
+   * and ends the stream without a response.
    */
-  HttpResponse open(String principal, String sessionId, String protocolVersion, StreamCursors.Cursor start,
-      BiFunction<LegacyCalls.Events, Cancellation, CompletionStage<Void>> call) {
+  HttpResponse open(String principal, String sessionId, String protocolVersion, StreamCursors.Cursor start, Call call) {
     Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
         Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
     Cancellation awaiting = new Cancellation();
@@ -60,7 +69,14 @@ final class CallStreams {
       connection.prime(start);
     }
     Cancellable poll = pollAfter.isZero() ? null : materializer.system().scheduler().scheduleOnce(pollAfter, connection::close, materializer.executionContext());
-    call.apply(connection, awaiting).whenComplete((done, failure) -> connection.close());
+    Cancellation cancelled = new Cancellation();
+    Cancellation finished = new Cancellation();
+    cancelled.onCancel(connection::close);
+    cancellations.track(sessionId, principal, start.requestId(), finished, cancelled);
+    call.start(connection, cancelled, awaiting).whenComplete((done, failure) -> {
+      connection.close();
+      finished.cancel();
+    });
     return replies.eventStream(queue.second().watchTermination((notUsed, terminated) -> {
       PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
         connection.close();

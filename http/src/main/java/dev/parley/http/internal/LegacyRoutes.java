@@ -68,7 +68,7 @@ final class LegacyRoutes {
     this.sessions = pipeline.sessions();
     this.replies = new HttpReplies(keepAlive);
     this.materializer = materializer;
-    this.streams = new CallStreams(pipeline.streamCursors(), replies, materializer,
+    this.streams = new CallStreams(pipeline.streamCursors(), pipeline.legacyCancellations(), replies, materializer,
         materializer.system().settings().config().getConfig("parley.http.legacy-streams"));
   }
 
@@ -107,7 +107,9 @@ final class LegacyRoutes {
     return withSession(http, message.id(), principal, session -> {
       if (message.isNotification()) {
         if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
-          log.debug("notifications/cancelled on a 2025 session: the call keeps its recorded state");
+          // Cancels the request on whichever node holds it; what the call journaled stays.
+          pipeline.legacyCancellations().cancel(sessionId(http).orElseThrow(), principal,
+              message.params().get("requestId"));
         }
         return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
       }
@@ -155,7 +157,7 @@ final class LegacyRoutes {
     McpRequest request = new McpRequest(cursor.requestId(), Methods.TOOLS_CALL, Json.object(), session.protocolVersion(),
         ClientCapabilities.of(session.capabilities()), principal, null, null);
     return streams.open(principal, sessionId, session.protocolVersion(), cursor,
-        (events, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, awaiting));
+        (events, run, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, awaiting));
   }
 
   private CompletionStage<HttpResponse> request(HttpRequest http, JsonRpc.Message message, String principal,
@@ -176,13 +178,13 @@ final class LegacyRoutes {
           McpRequest named = request.withCallId(EntityIds.next());
           return done(streams.open(principal, sessionId, session.protocolVersion(),
               new StreamCursors.Cursor(named.callId(), 0, StreamCursors.ROUND_START, named.id()),
-              (events, awaiting) -> pipeline.legacyCalls().run(named, events, new Cancellation(), awaiting)));
+              (events, run, awaiting) -> pipeline.legacyCalls().run(named, events, run, awaiting)));
         }
         // Without notifications the first round decides: a result is one JSON body; only questions need the stream.
         return pipeline.handle(request).thenApply(first -> first instanceof McpReply.InputRequired waiting
             ? streams.open(principal, sessionId, session.protocolVersion(),
                 new StreamCursors.Cursor(waiting.callId(), waiting.round(), StreamCursors.ROUND_START, request.id()),
-                (events, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, events, awaiting))
+                (events, run, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, events, awaiting))
             : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
       }
       return pipeline.handle(request).thenApply(visible).thenApply(reply -> reply instanceof McpReply.InputRequired

@@ -62,8 +62,13 @@ public final class LegacyCalls {
             .thenCompose(done -> stream.end())
         : CompletableFuture.completedFuture((McpReply.Final) reply);
     CompletableFuture<Void> done = new CompletableFuture<>();
-    first.whenComplete((end, failure) ->
-        continueWith(request, end, failure, events, new HashSet<>(), stop, done, true, request.callId(), 0));
+    first.whenComplete((end, failure) -> {
+      if (run.isCancelled()) {
+        done.complete(null); // cancelled by the client: no response, nothing to journal (spec: cancellation)
+        return;
+      }
+      continueWith(request, end, failure, events, new HashSet<>(), stop, done, true, request.callId(), 0);
+    });
     return done;
   }
 

@@ -55,6 +55,7 @@ public final class McpPipeline {
   private final ServerRequestBridge serverRequests;
   private final LegacyCalls legacyCalls;
   private final StreamCursors streamCursors;
+  private final LegacyCancellations legacyCancellations;
 
   public McpPipeline(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine,
       RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
@@ -73,6 +74,7 @@ public final class McpPipeline {
     this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings);
     this.legacyCalls = new LegacyCalls(this);
     this.streamCursors = new StreamCursors(stateCodec);
+    this.legacyCancellations = new LegacyCancellations(system);
   }
 
   /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
@@ -83,6 +85,11 @@ public final class McpPipeline {
   /** Event ids of resumable 2025-11-25 call streams. */
   public StreamCursors streamCursors() {
     return streamCursors;
+  }
+
+  /** {@code notifications/cancelled} for 2025-11-25 requests over HTTP, on whichever node they run. */
+  public LegacyCancellations legacyCancellations() {
+    return legacyCancellations;
   }
 
   Materializer materializer() {
