@@ -110,7 +110,7 @@ class McpEndpointLegacyResumeTest {
     String primingId;
     String questionEventId;
     JsonNode question;
-    try (SseConnection stream = SseConnection.open(server.port(), call(7, "ask_name"), headers(session, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call(7, "ask_name"), headers(session, "alice", true)).validating2025("tools/call")) {
       SseConnection.Event priming = stream.next();
       assertTrue(priming.isPriming(), priming::toString);
       assertNotNull(priming.id());
@@ -155,7 +155,7 @@ class McpEndpointLegacyResumeTest {
     String session = session("alice");
     int before = slowRuns.get();
     String last;
-    try (SseConnection stream = SseConnection.open(server.port(), call(8, "slow_report"), headers(session, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call(8, "slow_report"), headers(session, "alice", true)).validating2025("tools/call")) {
       SseConnection.Event priming = stream.next();
       assertTrue(priming.isPriming(), priming::toString);
       assertEquals(List.of(), stream.readToEnd(POLL_AFTER.multipliedBy(4)), "the connection ends before the result");
@@ -171,7 +171,7 @@ class McpEndpointLegacyResumeTest {
   void aResumeAfterTheResponseEndsAtOnce() {
     String session = session("alice");
     String responseEventId;
-    try (SseConnection stream = SseConnection.open(server.port(), call(9, "ask_name"), headers(session, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call(9, "ask_name"), headers(session, "alice", true)).validating2025("tools/call")) {
       JsonNode question = stream.nextMessage();
       assertEquals(202, post(session, answer(question, "Bo"), "alice").status());
       assertEquals(9, stream.nextMessage(POLL_AFTER).path("id").asInt());
@@ -188,7 +188,7 @@ class McpEndpointLegacyResumeTest {
   void aForgedOrForeignLastEventIdIsRefusedWith400() {
     String alices = session("alice");
     String primingId;
-    try (SseConnection stream = SseConnection.open(server.port(), call(10, "ask_name"), headers(alices, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call(10, "ask_name"), headers(alices, "alice", true)).validating2025("tools/call")) {
       primingId = stream.next().id();
     }
     String bobs = session("bob");
@@ -212,7 +212,7 @@ class McpEndpointLegacyResumeTest {
   void notificationsCancelledCancelsTheRunningRequestAndEndsItsStreamWithoutAResponse() {
     String session = session("alice");
     int before = cancelledRuns.get();
-    try (SseConnection stream = SseConnection.open(server.port(), call(12, "wait_for_cancel"), headers(session, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call(12, "wait_for_cancel"), headers(session, "alice", true)).validating2025("tools/call")) {
       assertTrue(stream.next().isPriming());
       ObjectNode cancel = Json.object().put("jsonrpc", "2.0").put("method", "notifications/cancelled");
       cancel.putObject("params").put("requestId", 999).put("reason", "not this one");
@@ -261,7 +261,7 @@ class McpEndpointLegacyResumeTest {
     headers.put("MCP-Protocol-Version", VERSION);
     headers.put("Last-Event-ID", lastEventId);
     headers.put(TestTools.USER_HEADER, principal);
-    return SseConnection.get(server.port(), headers);
+    return SseConnection.get(server.port(), headers).validating2025("tools/call");
   }
 
   private static String session(String principal) {
@@ -274,7 +274,8 @@ class McpEndpointLegacyResumeTest {
     headers.put("Content-Type", "application/json");
     headers.put("Accept", "application/json, text/event-stream");
     headers.put(TestTools.USER_HEADER, principal);
-    return client.post(Json.write(initialize), headers).headers().firstValue("mcp-session-id").orElseThrow();
+    return McpEndpointLegacySessionTest.validated(client.post(Json.write(initialize), headers), "initialize")
+        .headers().firstValue("mcp-session-id").orElseThrow();
   }
 
   private static ObjectNode call(int id, String tool) {
@@ -301,6 +302,7 @@ class McpEndpointLegacyResumeTest {
   }
 
   private static McpTestClient.Reply post(String session, ObjectNode message, String principal) {
-    return client.post(Json.write(message), headers(session, principal, false));
+    return McpEndpointLegacySessionTest.validated(client.post(Json.write(message), headers(session, principal, false)),
+        message.path("method").asText());
   }
 }

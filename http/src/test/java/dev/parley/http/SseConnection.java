@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
+import dev.parley.testing.SpecSchema2025;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -71,6 +72,8 @@ final class SseConnection implements AutoCloseable {
   private volatile boolean ended;
   private volatile IOException failure;
   private volatile String lastEventId;
+  /** When set, every message taken is checked against the 2025-11-25 schema as answering this method. */
+  private volatile String validating2025;
 
   private SseConnection(Socket socket, InputStream in, int status, Map<String, String> headers) {
     this.socket = socket;
@@ -104,6 +107,22 @@ final class SseConnection implements AutoCloseable {
   /** A GET (e.g. resuming a stream with {@code Last-Event-ID}) with exactly {@code headers}. */
   static SseConnection get(int port, Map<String, String> headers) {
     return open(port, "GET", null, headers);
+  }
+
+  /**
+   * From now on every message taken from this stream must be a valid 2025-11-25 server message
+   * ({@link SpecSchema2025}), its response one to a {@code requestMethod} request.
+   */
+  SseConnection validating2025(String requestMethod) {
+    validating2025 = requestMethod;
+    return this;
+  }
+
+  private JsonNode checked(JsonNode message) {
+    if (validating2025 != null) {
+      SpecSchema2025.assertValidServerMessage(message, validating2025);
+    }
+    return message;
   }
 
   /** The id of the last event with an id this stream delivered so far, or null. */
@@ -288,7 +307,7 @@ final class SseConnection implements AutoCloseable {
         throw new AssertionError("the stream ended before the next message");
       }
       if (!event.carriesNoMessage()) {
-        return event.json();
+        return checked(event.json());
       }
     }
   }
@@ -313,7 +332,7 @@ final class SseConnection implements AutoCloseable {
         return null;
       }
       if (!event.carriesNoMessage()) {
-        return event.json();
+        return checked(event.json());
       }
     }
   }
@@ -347,7 +366,7 @@ final class SseConnection implements AutoCloseable {
         throw new AssertionError("the stream did not end within " + timeout + "; so far: " + messages);
       }
       if (!event.carriesNoMessage()) {
-        messages.add(event.json());
+        messages.add(checked(event.json()));
       }
     }
   }
