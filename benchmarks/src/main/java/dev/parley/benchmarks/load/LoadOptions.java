@@ -94,7 +94,8 @@ public record LoadOptions(
         --allow-host HOST      allow a target that is not loopback (repeatable; comma lists)
         --header 'Name: value' extra request header (repeatable), e.g. Authorization
         --protocol V           2026-07-28 (default: stateless, _meta on every request) or
-                               2025-11-25 (initialize + Mcp-Session-Id; --flow call only)
+                               2025-11-25 (initialize + Mcp-Session-Id; --flow call, or mrtr:
+                               questions as elicitation/create on the call's stream)
         --client socket|jdk    plain keep-alive sockets, one per worker (default, lighter), or
                                java.net.http.HttpClient HTTP/1.1 (https needs jdk)
       what each flow does
@@ -240,8 +241,8 @@ public record LoadOptions(
     if (defaultPoll.isZero() || defaultPoll.compareTo(Duration.ofMinutes(1)) > 0) {
       throw new UsageException("--default-poll must be more than 0 and at most 1 minute");
     }
-    if (protocol == Protocol.V2025_11_25 && flow != FlowKind.CALL) {
-      throw new UsageException("--protocol 2025-11-25 supports one-round calls only (--flow call)");
+    if (protocol == Protocol.V2025_11_25 && flow == FlowKind.TASK) {
+      throw new UsageException("--protocol 2025-11-25 has no tasks (--flow call or mrtr)");
     }
     URI target;
     try {
