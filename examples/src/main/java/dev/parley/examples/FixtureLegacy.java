@@ -12,6 +12,7 @@ import dev.parley.runtime.ResourceDefinition;
 import dev.parley.runtime.SamplingAnswer;
 import dev.parley.runtime.SamplingRequest;
 import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.ToolResult;
 
 import java.util.List;
@@ -53,8 +54,24 @@ final class FixtureLegacy {
                 ctx.elicit("defaults", new Elicitation.Form("Please review your details", defaultsSchema()))))),
         noArguments("test_elicitation_sep1330_enums", "Asks with every kind of enum field",
             (args, ctx) -> ToolResult.text("Elicitation completed: " + describe(
-                ctx.elicit("enums", new Elicitation.Form("Please choose", enumsSchema()))))));
+                ctx.elicit("enums", new Elicitation.Form("Please choose", enumsSchema()))))),
+        // Long work (it may run as a task), so a 2025 call's stream opens at once; the fixture
+        // server polls streams after 2 s, so this one ends mid-call and the result comes on the
+        // client's GET with Last-Event-ID, from the journal (server-sse-polling).
+        ToolDefinition.tool("test_reconnection", FixtureServer.noArgumentsSchema())
+            .description("Works for 3 s; its stream's connection ends before the result")
+            .taskSupport(TaskSupport.OPTIONAL)
+            .handler((args, ctx) -> {
+              Thread.sleep(RECONNECTION_WORK.toMillis());
+              return ToolResult.text("Reconnection test completed successfully");
+            }));
   }
+
+  /** Longer than the fixture server's {@link #POLL_AFTER}. */
+  private static final java.time.Duration RECONNECTION_WORK = java.time.Duration.ofMillis(3000);
+
+  /** The fixture server's SSE polling: streams end their connection after this, the client resumes. */
+  static final String POLL_AFTER = "parley.http.legacy-streams { poll-after = 2s, retry = 200ms }";
 
   static ResourceDefinition watchedResource() {
     return ResourceDefinition.resource("test://watched-resource", "watched-resource")

@@ -121,7 +121,7 @@ public final class Launcher {
 
   public static McpHttpServer startFixtures(int port, Path data, Config config) {
     return McpHttpServer.builder(new FixtureServer().definition())
-        .config(config)
+        .config(ConfigFactory.parseString(FixtureLegacy.POLL_AFTER).withFallback(config))
         .dataDirectory(data)
         .port(port)
         .start();

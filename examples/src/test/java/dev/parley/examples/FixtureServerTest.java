@@ -39,7 +39,8 @@ class FixtureServerTest {
       "test_input_required_result_multiple_inputs", "test_input_required_result_multi_round",
       "test_input_required_result_capabilities", "greet", "slow_compute", "failing_job", "protocol_error_job",
       "confirm_delete", "multi_input", "test_tool_with_task", "test_tool_with_logging", "test_sampling",
-      "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums");
+      "test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
+      "test_reconnection");
 
   @TempDir
   static Path data;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
+import dev.parley.testing.SpecSchema2025;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,7 +85,7 @@ class McpEndpointLegacySessionTest {
     int before = tools.greetings.get();
     ObjectNode call = request(10, "tools/call", Json.object().put("name", "greet")
         .set("arguments", Json.object().put("greeting", "Hello")));
-    try (SseConnection stream = SseConnection.open(server.port(), call, headers(session, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call, headers(session, "alice", true)).validating2025("tools/call")) {
       assertEquals(200, stream.status());
       assertTrue(stream.isEventStream(), stream.contentType());
       JsonNode question = stream.nextMessage();
@@ -111,7 +112,7 @@ class McpEndpointLegacySessionTest {
         .headers().firstValue("mcp-session-id").orElseThrow();
     ObjectNode call = request(11, "tools/call", Json.object().put("name", "pay_online")
         .set("arguments", Json.object().put("cents", 250)));
-    try (SseConnection stream = SseConnection.open(server.port(), call, headers(session, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call, headers(session, "alice", true)).validating2025("tools/call")) {
       JsonNode question = stream.nextMessage();
       assertEquals("url", question.at("/params/mode").asText(), question::toString);
       assertEquals(question.path("id").asText(), question.at("/params/elicitationId").asText(), question::toString);
@@ -129,7 +130,7 @@ class McpEndpointLegacySessionTest {
     String session = session("alice");
     ObjectNode call = request(11, "tools/call", Json.object().put("name", "greet")
         .set("arguments", Json.object().put("greeting", "Hi")));
-    try (SseConnection stream = SseConnection.open(server.port(), call, headers(session, "alice", true))) {
+    try (SseConnection stream = SseConnection.open(server.port(), call, headers(session, "alice", true)).validating2025("tools/call")) {
       JsonNode question = stream.nextMessage();
       ObjectNode answer = Json.object().put("jsonrpc", "2.0");
       answer.set("id", question.path("id"));
@@ -176,7 +177,15 @@ class McpEndpointLegacySessionTest {
     headers.put("Content-Type", "application/json");
     headers.put("Accept", "application/json, text/event-stream");
     headers.put(TestTools.USER_HEADER, principal);
-    return client.post(Json.write(request(0, "initialize", params)), headers);
+    return validated(client.post(Json.write(request(0, "initialize", params)), headers), "initialize");
+  }
+
+  /** Every JSON body sent to a 2025-11-25 client must be valid against that revision's schema. */
+  static McpTestClient.Reply validated(McpTestClient.Reply reply, String requestMethod) {
+    if (reply.contentType() != null && reply.contentType().startsWith("application/json") && !reply.body().isEmpty()) {
+      SpecSchema2025.assertValidServerMessage(reply.json(), requestMethod);
+    }
+    return reply;
   }
 
   private static String session(String principal) {
@@ -206,6 +215,6 @@ class McpEndpointLegacySessionTest {
   private static McpTestClient.Reply post(String session, ObjectNode message, String principal) {
     McpTestClient.Reply reply = client.post(Json.write(message), headers(session, principal, false));
     assertNotNull(reply);
-    return reply;
+    return validated(reply, message.path("method").asText());
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
+import dev.parley.testing.SpecSchema2025;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -37,9 +38,23 @@ final class SseConnection implements AutoCloseable {
   static final Duration EVENT_TIMEOUT = Duration.ofSeconds(20);
 
   /** One SSE block: an event (its {@code event:} name and joined {@code data:} lines) or a comment line. */
-  record Event(String name, String data, String comment) {
+  record Event(String name, String data, String comment, String id, String retry) {
+    Event(String name, String data, String comment) {
+      this(name, data, comment, null, null);
+    }
+
     boolean isComment() {
       return comment != null;
+    }
+
+    /** An event with an id and empty data: a place to resume from, no message (spec 2025-11-25 §3.2). */
+    boolean isPriming() {
+      return comment == null && data != null && data.isEmpty();
+    }
+
+    /** Comments and priming events carry no message. */
+    boolean carriesNoMessage() {
+      return isComment() || isPriming();
     }
 
     JsonNode json() {
@@ -56,6 +71,9 @@ final class SseConnection implements AutoCloseable {
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private volatile boolean ended;
   private volatile IOException failure;
+  private volatile String lastEventId;
+  /** When set, every message taken is checked against the 2025-11-25 schema as answering this method. */
+  private volatile String validating2025;
 
   private SseConnection(Socket socket, InputStream in, int status, Map<String, String> headers) {
     this.socket = socket;
@@ -83,10 +101,41 @@ final class SseConnection implements AutoCloseable {
 
   /** POSTs {@code message} with exactly {@code headers}, and reads the response head. */
   static SseConnection open(int port, ObjectNode message, Map<String, String> headers) {
-    byte[] payload = Json.write(message).getBytes(StandardCharsets.UTF_8);
-    StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\n")
-        .append("Host: 127.0.0.1:").append(port).append("\r\n")
-        .append("Content-Length: ").append(payload.length).append("\r\n");
+    return open(port, "POST", Json.write(message).getBytes(StandardCharsets.UTF_8), headers);
+  }
+
+  /** A GET (e.g. resuming a stream with {@code Last-Event-ID}) with exactly {@code headers}. */
+  static SseConnection get(int port, Map<String, String> headers) {
+    return open(port, "GET", null, headers);
+  }
+
+  /**
+   * From now on every message taken from this stream must be a valid 2025-11-25 server message
+   * ({@link SpecSchema2025}), its response one to a {@code requestMethod} request.
+   */
+  SseConnection validating2025(String requestMethod) {
+    validating2025 = requestMethod;
+    return this;
+  }
+
+  private JsonNode checked(JsonNode message) {
+    if (validating2025 != null) {
+      SpecSchema2025.assertValidServerMessage(message, validating2025);
+    }
+    return message;
+  }
+
+  /** The id of the last event with an id this stream delivered so far, or null. */
+  String lastEventId() {
+    return lastEventId;
+  }
+
+  private static SseConnection open(int port, String method, byte[] payload, Map<String, String> headers) {
+    StringBuilder head = new StringBuilder(method + " /mcp HTTP/1.1\r\n")
+        .append("Host: 127.0.0.1:").append(port).append("\r\n");
+    if (payload != null) {
+      head.append("Content-Length: ").append(payload.length).append("\r\n");
+    }
     headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
     head.append("\r\n");
     Socket socket = null;
@@ -95,7 +144,9 @@ final class SseConnection implements AutoCloseable {
       socket.setSoTimeout((int) EVENT_TIMEOUT.toMillis());
       OutputStream out = socket.getOutputStream();
       out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
-      out.write(payload);
+      if (payload != null) {
+        out.write(payload);
+      }
       out.flush();
       InputStream in = new BufferedInputStream(socket.getInputStream());
       String statusLine = readLine(in);
@@ -159,21 +210,26 @@ final class SseConnection implements AutoCloseable {
   private void readEvents() {
     String name = null;
     StringBuilder data = null;
+    String id = null;
+    String retry = null;
     try {
       while (true) {
         String line = readLine(body);
         if (line == null) {
           if (data != null) {
-            events.add(new Event(name, data.toString(), null));
+            events.add(new Event(name, data.toString(), null, id, retry));
           }
           return;
         }
         if (line.isEmpty()) {
           if (data != null) {
-            events.add(new Event(name, data.toString(), null));
+            lastEventId = id == null ? lastEventId : id;
+            events.add(new Event(name, data.toString(), null, id, retry));
           }
           name = null;
           data = null;
+          id = null;
+          retry = null;
         } else if (line.startsWith(":")) {
           events.add(new Event(null, null, line.substring(1).trim()));
         } else {
@@ -185,6 +241,10 @@ final class SseConnection implements AutoCloseable {
           }
           if (field.equals("event")) {
             name = value;
+          } else if (field.equals("id")) {
+            id = value;
+          } else if (field.equals("retry")) {
+            retry = value;
           } else if (field.equals("data")) {
             data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
           }
@@ -246,8 +306,8 @@ final class SseConnection implements AutoCloseable {
       if (event == null) {
         throw new AssertionError("the stream ended before the next message");
       }
-      if (!event.isComment()) {
-        return event.json();
+      if (!event.carriesNoMessage()) {
+        return checked(event.json());
       }
     }
   }
@@ -271,8 +331,8 @@ final class SseConnection implements AutoCloseable {
         }
         return null;
       }
-      if (!event.isComment()) {
-        return event.json();
+      if (!event.carriesNoMessage()) {
+        return checked(event.json());
       }
     }
   }
@@ -305,8 +365,8 @@ final class SseConnection implements AutoCloseable {
         }
         throw new AssertionError("the stream did not end within " + timeout + "; so far: " + messages);
       }
-      if (!event.isComment()) {
-        messages.add(event.json());
+      if (!event.carriesNoMessage()) {
+        messages.add(checked(event.json()));
       }
     }
   }

@@ -129,6 +129,14 @@ public final class ToolCallEntity
    */
   public record AwaitRound(int round, String principal, ActorRef<Reply> replyTo) implements Command {}
 
+  /**
+   * A 2025-11-25 first round ended (completed with {@code result}, or failed with {@code error})
+   * while no connection was there to take its response: the outcome is journaled, so the client's
+   * resuming stream gets it from here. A first round that asked is journaled by {@link Start}.
+   */
+  public record RecordFirstRound(String method, String name, ObjectNode arguments, String principal,
+      ObjectNode result, ErrorObject error, ActorRef<Reply> replyTo) implements Command {}
+
   /** The client stopped waiting for the run of {@code round} (it closed its stream). */
   public record CancelRound(int round) implements Command {}
 
@@ -193,6 +201,8 @@ public final class ToolCallEntity
   /** Streams waiting for a round's outcome ({@link AwaitRound}); not journaled: they ask again. */
   private final Map<Integer, List<ActorRef<Reply>>> waiting = new HashMap<>();
   private static final int MAX_WAITING_PER_ROUND = 16;
+  /** Round 0 on a call not journaled yet: only the principal its first round runs for gets the outcome. */
+  private final List<AwaitRound> waitingForFirstRound = new java.util.ArrayList<>();
   /** The run in flight, if any; not journaled: a crash simply ends the run. */
   private Cancellation running;
   private int runningRound;
@@ -248,7 +258,8 @@ public final class ToolCallEntity
         .onCommand(RunFinished.class, (state, command) -> Effect().noReply())
         .onCommand(CancelRound.class, (state, command) -> Effect().noReply())
         .onCommand(AnswerQuestion.class, (state, command) -> Effect().reply(command.replyTo(), new Rejected(INVALID_STATE)))
-        .onCommand(AwaitRound.class, (state, command) -> Effect().reply(command.replyTo(), new Rejected(INVALID_STATE)));
+        .onCommand(AwaitRound.class, this::onAwaitFirstRound)
+        .onCommand(RecordFirstRound.class, this::onRecordFirstRound);
     builder.forStateType(Awaiting.class)
         .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), new Asked(state.round(), state.questions())))
         .onCommand(SubmitAnswers.class, this::onSubmitAnswers)
@@ -256,7 +267,8 @@ public final class ToolCallEntity
         .onCommand(RunFinished.class, this::onRunFinished)
         .onCommand(CancelRound.class, this::onCancelRound)
         .onCommand(AnswerQuestion.class, this::onAnswerQuestion)
-        .onCommand(AwaitRound.class, this::onAwaitRound);
+        .onCommand(AwaitRound.class, this::onAwaitRound)
+        .onCommand(RecordFirstRound.class, (state, command) -> Effect().reply(command.replyTo(), firstRoundOutcome(state.call(), state.outcomes())));
     builder.forStateType(Ended.class)
         .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), state.outcome()))
         .onCommand(SubmitAnswers.class, this::onSubmitAnswersAfterEnd)
@@ -267,7 +279,8 @@ public final class ToolCallEntity
             state.call().principal().equals(command.principal()) ? state.outcome() : new Rejected(INVALID_STATE)))
         .onCommand(AwaitRound.class, (state, command) -> Effect().reply(command.replyTo(),
             state.call().principal().equals(command.principal())
-                ? state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE)) : new Rejected(INVALID_STATE)));
+                ? outcomeOf(state.call(), state.outcomes(), command.round()) : new Rejected(INVALID_STATE)))
+        .onCommand(RecordFirstRound.class, (state, command) -> Effect().reply(command.replyTo(), firstRoundOutcome(state.call(), state.outcomes())));
     return builder.build();
   }
 
@@ -297,7 +310,7 @@ public final class ToolCallEntity
       return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
     }
     if (command.round() < state.round()) {
-      return Effect().reply(command.replyTo(), state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE)));
+      return Effect().reply(command.replyTo(), outcomeOf(state.call(), state.outcomes(), command.round()));
     }
     List<ActorRef<Reply>> waiters = waiting.computeIfAbsent(command.round(), round -> new java.util.ArrayList<>());
     if (waiters.size() == MAX_WAITING_PER_ROUND) {
@@ -305,6 +318,48 @@ public final class ToolCallEntity
     }
     waiters.add(command.replyTo());
     return Effect().noReply();
+  }
+
+  /** What {@code round} ended with; round 0 (the first round) ended with round 1's questions unless recorded. */
+  private static Reply outcomeOf(CallStarted call, Map<Integer, Reply> outcomes, int round) {
+    return round == 0 ? firstRoundOutcome(call, outcomes) : outcomes.getOrDefault(round, new Rejected(INVALID_STATE));
+  }
+
+  private static Reply firstRoundOutcome(CallStarted call, Map<Integer, Reply> outcomes) {
+    return outcomes.getOrDefault(0, new Asked(1, call.questions()));
+  }
+
+  /**
+   * A resuming 2025 stream asks for the first round's outcome before the call is journaled: its
+   * first round still runs on the node that took the request, and {@link Start} or
+   * {@link RecordFirstRound} will come. The stream asks again if this entity leaves memory first.
+   */
+  private ReplyEffect<CallEvent, State> onAwaitFirstRound(Empty state, AwaitRound command) {
+    if (command.round() != 0) {
+      return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
+    }
+    if (waitingForFirstRound.size() == MAX_WAITING_PER_ROUND) {
+      waitingForFirstRound.remove(0);
+    }
+    waitingForFirstRound.add(command);
+    return Effect().noReply();
+  }
+
+  private void wakeFirstRound(String principal, Reply outcome) {
+    waitingForFirstRound.forEach(waiter -> waiter.replyTo().tell(
+        waiter.principal().equals(principal) ? outcome : new Rejected(INVALID_STATE)));
+    waitingForFirstRound.clear();
+  }
+
+  private ReplyEffect<CallEvent, State> onRecordFirstRound(Empty state, RecordFirstRound command) {
+    CallStarted started = new CallStarted(command.method(), command.name(), command.arguments(), command.principal(),
+        Map.of(), List.of(), java.time.Instant.now(), ParleyTracing.currentTraceParent());
+    CallEvent end = command.result() != null ? new CallCompleted(0, command.result())
+        : new CallFailed(0, command.error() != null ? command.error() : INVALID_STATE);
+    return Effect().persist(List.of(started, end))
+        .thenRun(s -> wakeFirstRound(command.principal(), ((Ended) s).outcome()))
+        .thenRun(this::passivate)
+        .thenReply(command.replyTo(), s -> ((Ended) s).outcome());
   }
 
   /** Tells every stream waiting for {@code round} what it ended with. */
@@ -326,7 +381,9 @@ public final class ToolCallEntity
   private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {
     CallStarted started = new CallStarted(command.method(), command.name(), command.arguments(), command.principal(),
         command.steps(), command.questions(), java.time.Instant.now(), command.traceParent());
-    return Effect().persist(started).thenReply(command.replyTo(), s -> new Asked(1, command.questions()));
+    return Effect().persist(started)
+        .thenRun(s -> wakeFirstRound(command.principal(), new Asked(1, command.questions())))
+        .thenReply(command.replyTo(), s -> new Asked(1, command.questions()));
   }
 
   private ReplyEffect<CallEvent, State> onSubmitAnswers(Awaiting state, SubmitAnswers command) {

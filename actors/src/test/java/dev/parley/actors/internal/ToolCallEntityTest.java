@@ -208,6 +208,38 @@ class ToolCallEntityTest {
   }
 
   @Test
+  void aFirstRoundRecordedForAResumingStreamWakesItsWaiterAndOutlivesARestart() {
+    TestProbe<Reply> waiter = testKit.createTestProbe(Reply.class);
+    TestProbe<Reply> intruder = testKit.createTestProbe(Reply.class);
+    entity.runCommand(new ToolCallEntity.AwaitRound(0, ALICE, waiter.ref()));
+    entity.runCommand(new ToolCallEntity.AwaitRound(0, "mallory", intruder.ref()));
+    waiter.expectNoMessage(Duration.ofMillis(200));
+    ObjectNode result = object("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
+    var recorded = entity.<Reply>runCommand(replyTo -> new ToolCallEntity.RecordFirstRound("tools/call", "echo",
+        object("{}"), ALICE, result, null, replyTo));
+    assertEquals(List.of(CallStarted.class, CallCompleted.class), types(recorded.events()));
+    assertEquals(result, assertInstanceOf(Finished.class, recorded.reply()).result());
+    assertEquals(result, assertInstanceOf(Finished.class, waiter.receiveMessage()).result());
+    assertInstanceOf(Rejected.class, intruder.receiveMessage(), "only the call's principal gets its outcome");
+
+    entity.restart();
+    var again = entity.<Reply>runCommand(replyTo -> new ToolCallEntity.AwaitRound(0, ALICE, replyTo));
+    assertEquals(result, assertInstanceOf(Finished.class, again.reply()).result(), "from the journal");
+    assertTrue(again.hasNoEvents());
+  }
+
+  @Test
+  void theFirstRoundOfACallThatAskedEndedWithItsQuestions() throws Exception {
+    TestProbe<Reply> waiter = testKit.createTestProbe(Reply.class);
+    entity.runCommand(new ToolCallEntity.AwaitRound(0, ALICE, waiter.ref()));
+    start(TestTools.SCHEDULE_RELEASE, TestTools.RELEASE_ARGS);
+    Asked woken = assertInstanceOf(Asked.class, waiter.receiveMessage(), "a resume waiting before the start");
+    assertEquals(1, woken.round());
+    var later = entity.<Reply>runCommand(replyTo -> new ToolCallEntity.AwaitRound(0, ALICE, replyTo));
+    assertEquals(woken, later.reply());
+  }
+
+  @Test
   void aRepeatedStartRepliesWithTheOpenQuestionsAndPersistsNothing() throws Exception {
     start(TestTools.SCHEDULE_RELEASE, TestTools.RELEASE_ARGS);
     var again = start(TestTools.SCHEDULE_RELEASE, TestTools.RELEASE_ARGS);

@@ -40,7 +40,8 @@ public final class Flows {
   public Outcome run(McpSession session, long deadlineNanos, BooleanSupplier stop) throws Failure, InterruptedException {
     return switch (options.flow()) {
       case CALL -> call(session);
-      case MRTR -> mrtr(session, "call", deadlineNanos);
+      case MRTR -> options.protocol() == LoadOptions.Protocol.V2025_11_25
+          ? streamed(session, deadlineNanos) : mrtr(session, "call", deadlineNanos);
       case TASK -> task(session, deadlineNanos, stop);
     };
   }
@@ -59,6 +60,19 @@ public final class Flows {
     }
     checkToolResult("call", result);
     return new Outcome(result, 1);
+  }
+
+  /**
+   * The same flow as a 2025-11-25 client: the call's SSE stream carries each question as an
+   * {@code elicitation/create} request, answered by a POST, and then the result.
+   */
+  private Outcome streamed(McpSession session, long deadlineNanos) throws Failure, InterruptedException {
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    ObjectNode result = session.streamedCall("call", options.url(), callParams(),
+        request -> answers.respondTo(request), asked,
+        java.time.Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())));
+    checkToolResult("call", result);
+    return new Outcome(result, asked.get() + 1);
   }
 
   /** tools/call, then one retry per input_required, until complete (or a task, in a task flow). */

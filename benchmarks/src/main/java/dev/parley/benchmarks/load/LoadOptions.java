@@ -103,7 +103,8 @@ public record LoadOptions(
         --allow-host HOST      allow a target that is not loopback (repeatable; comma lists)
         --header 'Name: value' extra request header (repeatable), e.g. Authorization
         --protocol V           2026-07-28 (default: stateless, _meta on every request) or
-                               2025-11-25 (initialize + Mcp-Session-Id; --flow call only)
+                               2025-11-25 (initialize + Mcp-Session-Id; --flow call, or mrtr:
+                               questions as elicitation/create on the call's stream)
         --client socket|jdk    plain keep-alive sockets, one per worker (default, lighter), or
                                java.net.http.HttpClient HTTP/1.1 (https needs jdk)
       what each flow does
@@ -280,8 +281,8 @@ public record LoadOptions(
         concurrency = List.of(256);
       }
     }
-    if (protocol == Protocol.V2025_11_25 && flow != FlowKind.CALL) {
-      throw new UsageException("--protocol 2025-11-25 supports one-round calls only (--flow call)");
+    if (protocol == Protocol.V2025_11_25 && flow == FlowKind.TASK) {
+      throw new UsageException("--protocol 2025-11-25 has no tasks (--flow call or mrtr)");
     }
     URI target;
     try {

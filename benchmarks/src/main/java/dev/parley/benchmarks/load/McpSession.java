@@ -1,5 +1,11 @@
 package dev.parley.benchmarks.load;
 
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.function.Function;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.benchmarks.load.LoadOptions.Protocol;
@@ -92,7 +98,7 @@ public final class McpSession implements AutoCloseable {
       return;
     }
     ObjectNode params = Json.object().put("protocolVersion", protocol.wire);
-    params.putObject("capabilities");
+    params.set("capabilities", capabilities.deepCopy().without("extensions"));
     params.putObject("clientInfo").put("name", "parley-load").put("version", "0.1.0");
     Exchange exchange = send("initialize", request("initialize", params, nextId++), Map.of());
     JsonNode result = resultOf("initialize", exchange);
@@ -135,6 +141,95 @@ public final class McpSession implements AutoCloseable {
     ObjectNode result = resultOf(kind, exchange);
     timings.request(kind, exchange.start, exchange.end);
     return result;
+  }
+
+  /**
+   * 2025-11-25: a {@code tools/call} whose SSE stream carries server→client requests
+   * ({@code elicitation/create}, ...): each is answered with {@code answer}, POSTed as the
+   * client's JSON-RPC response while the stream stays open, until the stream carries the call's
+   * response; its {@code result}. The stream is read as it arrives (the worker's transport reads
+   * whole bodies, so this one request goes over the JDK client). Timed as one {@code kind}
+   * request; the answers are timed as {@code answer}. {@code count} gets the requests answered.
+   */
+  public ObjectNode streamedCall(String kind, URI url, ObjectNode params, Function<JsonNode, JsonNode> answer,
+      java.util.concurrent.atomic.AtomicInteger count, Duration timeout) throws Failure, InterruptedException {
+    long id = nextId++;
+    HttpRequest.Builder request = HttpRequest.newBuilder(url).timeout(timeout)
+        .POST(HttpRequest.BodyPublishers.ofString(Json.write(request("tools/call", params, id)), StandardCharsets.UTF_8));
+    baseHeaders.forEach(request::header);
+    request.header("MCP-Protocol-Version", negotiatedVersion);
+    if (sessionId != null) {
+      request.header("Mcp-Session-Id", sessionId);
+    }
+    long start = System.nanoTime();
+    HttpResponse<java.util.stream.Stream<String>> response;
+    try {
+      response = streaming().send(request.build(), HttpResponse.BodyHandlers.ofLines());
+    } catch (HttpTimeoutException e) {
+      throw new Failure(kind, "timeout", true);
+    } catch (IOException e) {
+      throw new Failure(kind, "io " + e.getClass().getSimpleName(), true);
+    }
+    if (response.statusCode() / 100 != 2) {
+      response.body().close();
+      throw new Failure(kind, "http " + response.statusCode(), false);
+    }
+    JsonNode message = null;
+    try (java.util.stream.Stream<String> lines = response.body()) {
+      if (!response.headers().firstValue("content-type").orElse("").startsWith("text/event-stream")) {
+        message = Json.parse(String.join("\n", lines.toList()));
+      } else {
+        StringBuilder data = new StringBuilder();
+        for (java.util.Iterator<String> it = lines.iterator(); it.hasNext() && message == null; ) {
+          String line = it.next();
+          if (line.startsWith("data:")) {
+            data.append(line.substring(5).strip());
+            continue;
+          }
+          if (!line.isEmpty() || data.length() == 0) {
+            continue;
+          }
+          JsonNode event = Json.parse(data.toString());
+          data.setLength(0);
+          if (event.has("method") && event.has("id")) {
+            ObjectNode reply = Json.object().put("jsonrpc", "2.0");
+            reply.set("id", event.get("id"));
+            reply.set("result", answer.apply(event));
+            Exchange answered = send("answer", reply, Map.of());
+            if (answered.response.status() != 202) {
+              throw new Failure("answer", "http " + answered.response.status(), false);
+            }
+            timings.request("answer", answered.start, answered.end);
+            count.incrementAndGet();
+          } else if (!event.has("method") && event.path("id").asLong(Long.MIN_VALUE) == id) {
+            message = event;
+          }
+        }
+      }
+    } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
+      throw new Failure(kind, "unreadable stream", true);
+    }
+    long end = System.nanoTime();
+    if (message == null) {
+      throw new Failure(kind, "stream ended without the response", false);
+    }
+    if (message.has("error")) {
+      throw new Failure(kind, "rpc " + message.path("error").path("code").asText("?"), false);
+    }
+    if (!(message.get("result") instanceof ObjectNode result)) {
+      throw new Failure(kind, "response without result", false);
+    }
+    timings.request(kind, start, end);
+    return result;
+  }
+
+  private java.net.http.HttpClient streamingClient;
+
+  private java.net.http.HttpClient streaming() {
+    if (streamingClient == null) {
+      streamingClient = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+    }
+    return streamingClient;
   }
 
   private static ObjectNode request(String method, ObjectNode params, long id) {

@@ -87,7 +87,8 @@ class LoadOptionsTest {
   @Test
   void oldProtocolIsForOneRoundCallsOnly() {
     assertDoesNotThrow(() -> LoadOptions.parse("-d", "1s", "--protocol", "2025-11-25"));
-    assertThrows(UsageException.class, () -> LoadOptions.parse("-d", "1s", "--protocol", "2025-11-25", "--flow", "mrtr"));
+    assertDoesNotThrow(() -> LoadOptions.parse("-d", "1s", "--protocol", "2025-11-25", "--flow", "mrtr"));
+    assertThrows(UsageException.class, () -> LoadOptions.parse("-d", "1s", "--protocol", "2025-11-25", "--flow", "task"));
   }
 
   @Test

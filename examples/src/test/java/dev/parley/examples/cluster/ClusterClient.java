@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -228,6 +229,28 @@ final class ClusterClient {
     }
   }
 
+  /** Resumes a 2025-11-25 call stream on a node: GET with the session and {@code Last-Event-ID}. */
+  Listener resume(int port, String session, String lastEventId) {
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25")
+        .header("Last-Event-ID", lastEventId)
+        .GET().build();
+    try {
+      HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException("resume on " + port + " answered " + response.statusCode() + ": "
+            + new String(response.body().readAllBytes(), StandardCharsets.UTF_8));
+      }
+      return new Listener(response.body());
+    } catch (IOException e) {
+      throw new NodeUnavailable(port, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
   private static HttpRequest.Builder onSession(int port, String session, ObjectNode message) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
         .header("Content-Type", "application/json")
@@ -265,6 +288,9 @@ final class ClusterClient {
   static final class Listener implements AutoCloseable {
     private final InputStream body;
     private final BlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
+    /** The SSE event id each message came with (2025-11-25 call streams), by identity. */
+    private final Map<JsonNode, String> ids = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+    private volatile String primingId;
 
     Listener(InputStream body) {
       this.body = body;
@@ -275,14 +301,38 @@ final class ClusterClient {
 
     private void read() {
       try (BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+        String id = null;
         for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-          if (line.startsWith("data:")) {
-            messages.add(Json.parse(line.substring(5).trim()));
+          if (line.isEmpty()) {
+            id = null;
+          } else if (line.startsWith("id:")) {
+            id = line.substring(3).trim();
+          } else if (line.startsWith("data:")) {
+            String data = line.substring(5).trim();
+            if (data.isEmpty()) {
+              primingId = primingId == null ? id : primingId; // a priming event: an id, no message
+            } else {
+              JsonNode message = Json.parse(data);
+              if (id != null) {
+                ids.put(message, id);
+              }
+              messages.add(message);
+            }
           }
         }
       } catch (IOException | RuntimeException ignored) {
         // closed
       }
+    }
+
+    /** The SSE event id {@code message} (one this listener returned) came with, or null. */
+    String eventIdOf(JsonNode message) {
+      return ids.get(message);
+    }
+
+    /** The id of the stream's priming event, or null. */
+    String primingId() {
+      return primingId;
     }
 
     /** The next message whose method is {@code method}, skipping others; null after {@code timeout}. */

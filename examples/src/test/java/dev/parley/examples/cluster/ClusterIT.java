@@ -386,8 +386,14 @@ class ClusterIT {
   @Order(6)
   @Timeout(180)
   void rollingRestartLosesNoCallAndNoTask() throws Exception {
+    restartTheStoppedNode("rolling");
+    stopANodeThatHoldsCallsAndTasks("rolling", true);
+  }
+
+  /** The node stopped last comes back (a new JVM on its ports) and the cluster has 3 members again. */
+  private void restartTheStoppedNode(String label) throws Exception {
     NodeProcess dead = nodes.stream().filter(node -> !node.isAlive()).findFirst()
-        .orElseThrow(() -> new AssertionError("the failover test killed no node"));
+        .orElseThrow(() -> new AssertionError("no node was stopped"));
     long started = System.nanoTime();
     NodeProcess back = NodeProcess.start("n" + (nodes.size() + 1), dead.httpPort, dead.arteryPort, seeds, effects.file(),
         run, environment);
@@ -396,9 +402,62 @@ class ClusterIT {
       fail("node " + back + " was not ready within " + WAIT.toSeconds() + " s:\n" + back.logTail(60));
     }
     awaitMembers(3);
-    log("[rolling] %s restarted as %s and the cluster has 3 members again after %d ms", dead.name, back.name,
+    log("[%s] %s restarted as %s and the cluster has 3 members again after %d ms", label, dead.name, back.name,
         (System.nanoTime() - started) / 1_000_000);
-    stopANodeThatHoldsCallsAndTasks("rolling", true);
+  }
+
+  /**
+   * A 2025-11-25 session over three nodes, and the node holding its call's stream SIGKILLed while
+   * the call waits for an answer: initialize on A, the call's stream on B, the first answer on C;
+   * B dies while round 2's question waits; the client resumes on C with the id of the last event it
+   * is sure of (the first question's: round 2's question may have died with B), gets round 2's
+   * question again from the call's journal, answers on A, and the result ends the resumed stream.
+   * No step ran twice.
+   */
+  @Test
+  @Order(7)
+  @Timeout(240)
+  void aLegacyStreamWhoseNodeWasKilledIsResumedOnAnotherNodeFromTheJournal() throws Exception {
+    restartTheStoppedNode("resume");
+    NodeProcess a = nodes.get(0);
+    NodeProcess b = nodes.get(1);
+    NodeProcess c = nodes.get(2);
+    String session = client.initialize(a.httpPort);
+    ObjectNode call = Json.object().put("jsonrpc", "2.0").put("id", 17).put("method", "tools/call");
+    call.set("params", Json.object().put("name", "two_step").set("arguments", Json.object().put("id", "resume-1")));
+    String firstQuestionEventId;
+    JsonNode second;
+    try (ClusterClient.Listener stream = client.streamOnSession(b.httpPort, session, call)) {
+      JsonNode first = stream.next("elicitation/create", WAIT);
+      assertNotNull(first, "the first question arrives on B's stream");
+      assertNotNull(stream.primingId(), "the stream starts with a priming event");
+      firstQuestionEventId = stream.eventIdOf(first);
+      assertNotNull(firstQuestionEventId, "every event carries an id");
+      assertEquals(202, client.postOnSession(c.httpPort, session, answer(first, "alpha")).statusCode(), "answered on C");
+      second = stream.next("elicitation/create", WAIT);
+      assertNotNull(second, "round 2's question arrives on B's stream");
+      await("round 1 journaled its step", () -> effects.of("call-where", "resume-1").size() == 1);
+      long killedAt = System.currentTimeMillis();
+      assertEquals(128 + 9, b.kill(), b.name + " exit code");
+      log("[resume] %s (holding the stream) SIGKILLed while the call waits for round 2's answer", b.name);
+
+      try (ClusterClient.Listener resumed = client.resume(c.httpPort, session, firstQuestionEventId)) {
+        JsonNode again = resumed.next("elicitation/create", WAIT);
+        assertNotNull(again, "the pending question comes again on C, from the journal");
+        assertEquals(second.path("params"), again.path("params"));
+        String key = second.path("id").asText().substring(0, second.path("id").asText().lastIndexOf('.'));
+        assertTrue(again.path("id").asText().startsWith(key + "."), again::toString);
+        assertEquals(202, client.postOnSession(a.httpPort, session, answer(again, "beta")).statusCode(), "answered on A");
+        JsonNode result = resumed.nextResponse(WAIT);
+        assertNotNull(result, "the result ends the resumed stream");
+        assertEquals(17, result.path("id").asInt(), result::toString);
+        assertTrue(result.at("/result/content/0/text").asText().startsWith("call resume-1: alpha+beta"), result::toString);
+        log("[resume] initialize on %s, stream on %s (killed), resumed on %s, answers on %s and %s; result %d ms after the kill",
+            a.name, b.name, c.name, c.name, a.name, System.currentTimeMillis() - killedAt);
+      }
+    }
+    assertEquals(1, effects.of("call-where", "resume-1").size(), () -> "round 1's step ran once: " + effects.lines());
+    assertEquals(1, effects.of("call-effect", "resume-1").size(), () -> "the effect happened once: " + effects.lines());
   }
 
   /**

@@ -79,7 +79,27 @@ final class HttpReplies {
         .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
   }
 
+  /**
+   * One SSE event with an {@code id} (null: none) and a {@code retry} hint in ms (null: none);
+   * {@code message} null is a priming event (id and empty data, spec 2025-11-25 §3.2).
+   */
+  record SseEvent(String id, Long retryMs, Object message) {}
+
   private static ByteString sseFrame(Object message) {
+    if (message instanceof SseEvent event) {
+      StringBuilder frame = new StringBuilder(256);
+      if (event.message() != null) {
+        frame.append("event: message\n");
+      }
+      if (event.id() != null) {
+        frame.append("id: ").append(event.id()).append('\n');
+      }
+      if (event.retryMs() != null) {
+        frame.append("retry: ").append(event.retryMs()).append('\n');
+      }
+      frame.append("data: ").append(event.message() == null ? "" : Json.write(event.message())).append("\n\n");
+      return ByteString.fromString(frame.toString());
+    }
     return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
   }
 

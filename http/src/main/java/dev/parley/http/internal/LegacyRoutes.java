@@ -1,13 +1,18 @@
 package dev.parley.http.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.parley.actors.internal.PekkoStages;
+import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.pipeline.LegacyCalls;
 import dev.parley.actors.internal.pipeline.LegacySessions;
 import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
+import dev.parley.actors.internal.pipeline.StreamCursors;
+import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.TaskSupport;
+import dev.parley.runtime.internal.state.InvalidRequestStateException;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.engine.Cancellation;
@@ -56,12 +61,15 @@ final class LegacyRoutes {
   private final LegacySessions sessions;
   private final HttpReplies replies;
   private final Materializer materializer;
+  private final CallStreams streams;
 
   LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
     this.pipeline = pipeline;
     this.sessions = pipeline.sessions();
     this.replies = new HttpReplies(keepAlive);
     this.materializer = materializer;
+    this.streams = new CallStreams(pipeline.streamCursors(), pipeline.legacyCancellations(), replies, materializer,
+        materializer.system().settings().config().getConfig("parley.http.legacy-streams"));
   }
 
   static Optional<String> sessionId(HttpRequest http) {
@@ -99,7 +107,9 @@ final class LegacyRoutes {
     return withSession(http, message.id(), principal, session -> {
       if (message.isNotification()) {
         if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
-          log.debug("notifications/cancelled on a 2025 session: the call keeps its recorded state");
+          // Cancels the request on whichever node holds it; what the call journaled stays.
+          pipeline.legacyCancellations().cancel(sessionId(http).orElseThrow(), principal,
+              message.params().get("requestId"));
         }
         return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
       }
@@ -122,8 +132,32 @@ final class LegacyRoutes {
           ? HttpResponse.create().withStatus(StatusCodes.OK)
           : error(StatusCodes.NOT_FOUND, null, ErrorCodes.INVALID_REQUEST, "Session not found"));
     }
+    Optional<String> lastEventId = http.getHeader("last-event-id").map(HttpHeader::value).map(String::trim)
+        .filter(id -> !id.isEmpty());
+    if (lastEventId.isPresent()) {
+      return withSession(http, null, principal, session -> done(resume(lastEventId.get(), sessionId, principal, session)));
+    }
     return withSession(http, null, principal, session -> done(replies.eventStream(
         pipeline.sessionNotifications(sessionId, principal).map(notification -> (Object) notification))));
+  }
+
+  /**
+   * {@code GET} with {@code Last-Event-ID}: the call stream that id belongs to, resumed from the
+   * call's journal on whichever node this is (400 for an id that is not one of this session's).
+   */
+  private HttpResponse resume(String lastEventId, String sessionId, String principal, SessionEntity.SessionView session) {
+    StreamCursors.Cursor cursor;
+    try {
+      cursor = pipeline.streamCursors().open(lastEventId, principal, sessionId);
+    } catch (InvalidRequestStateException e) {
+      log.info("refused Last-Event-ID: {}", e.getMessage());
+      return error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST,
+          "Last-Event-ID is not an event of this session's streams, or has expired");
+    }
+    McpRequest request = new McpRequest(cursor.requestId(), Methods.TOOLS_CALL, Json.object(), session.protocolVersion(),
+        ClientCapabilities.of(session.capabilities()), principal, null, null);
+    return streams.open(principal, sessionId, session.protocolVersion(), cursor,
+        (events, run, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, awaiting));
   }
 
   private CompletionStage<HttpResponse> request(HttpRequest http, JsonRpc.Message message, String principal,
@@ -138,12 +172,19 @@ final class LegacyRoutes {
       boolean mayAsk = message.method().equals(Methods.TOOLS_CALL) || message.method().equals(Methods.PROMPTS_GET)
           || message.method().equals(Methods.RESOURCES_READ);
       if (mayAsk && EdgeChecks.acceptsEventStream(http)) {
-        if (request.wantsNotifications()) {
-          return done(callStream((emit, awaiting) -> pipeline.legacyCalls().run(request, emit, new Cancellation(), awaiting)));
+        String sessionId = sessionId(http).orElseThrow();
+        if (request.wantsNotifications() || longWork(request)) {
+          // The call is named now: its stream's event ids point at it before its first round ends.
+          McpRequest named = request.withCallId(EntityIds.next());
+          return done(streams.open(principal, sessionId, session.protocolVersion(),
+              new StreamCursors.Cursor(named.callId(), 0, StreamCursors.ROUND_START, named.id()),
+              (events, run, awaiting) -> pipeline.legacyCalls().run(named, events, run, awaiting)));
         }
         // Without notifications the first round decides: a result is one JSON body; only questions need the stream.
-        return pipeline.handle(request).thenApply(first -> first instanceof McpReply.InputRequired
-            ? callStream((emit, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, emit, awaiting))
+        return pipeline.handle(request).thenApply(first -> first instanceof McpReply.InputRequired waiting
+            ? streams.open(principal, sessionId, session.protocolVersion(),
+                new StreamCursors.Cursor(waiting.callId(), waiting.round(), StreamCursors.ROUND_START, request.id()),
+                (events, run, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, events, awaiting))
             : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
       }
       return pipeline.handle(request).thenApply(visible).thenApply(reply -> reply instanceof McpReply.InputRequired
@@ -155,20 +196,13 @@ final class LegacyRoutes {
     }
   }
 
-  /**
-   * A call's SSE stream: its notifications, a server→client request per question, then its
-   * result ({@link LegacyCalls}). The client closing the stream stops the waiting, not the call.
-   */
-  private HttpResponse callStream(
-      java.util.function.BiFunction<java.util.function.Consumer<Object>, Cancellation, CompletionStage<Void>> call) {
-    Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
-        Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
-    Cancellation awaiting = new Cancellation();
-    call.apply(queue.first()::offer, awaiting).whenComplete((done, failure) -> queue.first().complete());
-    return replies.eventStream(queue.second().watchTermination((notUsed, terminated) -> {
-      PekkoStages.direct(terminated).whenComplete((ok, failure) -> awaiting.cancel());
-      return NotUsed.getInstance();
-    }));
+  /** A call to a tool that may run as a task: long work, so its stream opens at once and may be polled. */
+  private boolean longWork(McpRequest request) {
+    if (!request.method().equals(Methods.TOOLS_CALL)) {
+      return false;
+    }
+    String name = request.params().path("name").asText("");
+    return pipeline.server().tool(name).map(tool -> tool.taskSupport() != TaskSupport.FORBIDDEN).orElse(false);
   }
 
   private CompletionStage<HttpResponse> withSession(HttpRequest http, JsonNode id, String principal,

@@ -167,7 +167,7 @@ final class DurableCalls {
         return done(McpReply.Error.inBand(request.id(), invalid.toError()));
       }
     }
-    String callId = EntityIds.next();
+    String callId = request.callId() != null ? request.callId() : EntityIds.next();
     // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
     return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
         .thenCompose(overCap -> overCap.isPresent() ? done(McpReply.Error.inBand(request.id(), overCap.get()))

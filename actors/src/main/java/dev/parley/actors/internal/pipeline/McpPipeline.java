@@ -54,6 +54,8 @@ public final class McpPipeline {
   private final LegacySessions sessions;
   private final ServerRequestBridge serverRequests;
   private final LegacyCalls legacyCalls;
+  private final StreamCursors streamCursors;
+  private final LegacyCancellations legacyCancellations;
 
   public McpPipeline(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine,
       RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
@@ -71,11 +73,23 @@ public final class McpPipeline {
     this.sessions = new LegacySessions(sharding, settings, server, catalog.legacyCapabilities());
     this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings);
     this.legacyCalls = new LegacyCalls(this);
+    this.streamCursors = new StreamCursors(stateCodec);
+    this.legacyCancellations = new LegacyCancellations(system);
   }
 
   /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
   public LegacyCalls legacyCalls() {
     return legacyCalls;
+  }
+
+  /** Event ids of resumable 2025-11-25 call streams. */
+  public StreamCursors streamCursors() {
+    return streamCursors;
+  }
+
+  /** {@code notifications/cancelled} for 2025-11-25 requests over HTTP, on whichever node they run. */
+  public LegacyCancellations legacyCancellations() {
+    return legacyCancellations;
   }
 
   Materializer materializer() {

@@ -17,7 +17,22 @@ import dev.parley.runtime.Principal;
  */
 public record McpRequest(
     JsonNode id, String method, ObjectNode params, String protocolVersion, ClientCapabilities capabilities,
-    String principal, JsonNode progressToken, LogLevel logLevel, Principal caller) {
+    String principal, JsonNode progressToken, LogLevel logLevel, Principal caller, String callId) {
+
+  /**
+   * {@code callId}: the id the call gets if its first round asks, chosen up front by a transport
+   * that must name the call before it exists (a resumable 2025-11-25 stream); null: a fresh one.
+   */
+  public McpRequest(JsonNode id, String method, ObjectNode params, String protocolVersion,
+      ClientCapabilities capabilities, String principal, JsonNode progressToken, LogLevel logLevel, Principal caller) {
+    this(id, method, params, protocolVersion, capabilities, principal, progressToken, logLevel, caller, null);
+  }
+
+  /** The same request, its call to be named {@code callId}. */
+  public McpRequest withCallId(String callId) {
+    return new McpRequest(id, method, params, protocolVersion, capabilities, principal, progressToken, logLevel,
+        caller, callId);
+  }
 
   /** {@code principal} is the binding key ({@link Principal#id()}); {@code caller} the whole principal. */
   public McpRequest(JsonNode id, String method, ObjectNode params, String protocolVersion,

@@ -1,6 +1,7 @@
 package dev.parley.actors.internal.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ToolCallEntity;
@@ -54,16 +55,20 @@ public final class ServerRequestBridge {
   /** The server→client requests for the questions of {@code waiting} not in {@code alreadySent}. */
   public List<JsonRpc.Request> requestsFor(McpRequest request, McpReply.InputRequired waiting, java.util.Set<String> alreadySent) {
     List<JsonRpc.Request> requests = new ArrayList<>();
-    for (Map.Entry<String, InputRequest> question : waiting.result().inputRequests().entrySet()) {
-      String key = question.getKey();
+    for (String key : waiting.result().inputRequests().keySet()) {
       if (alreadySent.add(key)) {
-        String sealed = stateCodec.seal(waiting.callId(), waiting.round(), binding(request.principal(), key));
-        String id = key + "." + sealed;
-        requests.add(new JsonRpc.Request(TextNode.valueOf(id), question.getValue().method(),
-            withElicitationId(question.getValue().params(), id)));
+        requests.add(requestFor(request, waiting, key));
       }
     }
     return requests;
+  }
+
+  /** The server→client request for the open question {@code key} of {@code waiting}. */
+  public JsonRpc.Request requestFor(McpRequest request, McpReply.InputRequired waiting, String key) {
+    InputRequest question = waiting.result().inputRequests().get(key);
+    String sealed = stateCodec.seal(waiting.callId(), waiting.round(), binding(request.principal(), key));
+    String id = key + "." + sealed;
+    return new JsonRpc.Request(TextNode.valueOf(id), question.method(), withElicitationId(question.params(), id));
   }
 
   /**
@@ -109,35 +114,44 @@ public final class ServerRequestBridge {
    * until {@code cancellation} fires or the round outlives a {@code requestState}.
    */
   public CompletionStage<McpReply.Final> next(McpRequest request, McpReply.InputRequired waiting, Cancellation cancellation) {
-    long deadline = System.nanoTime() + settings.requestStateLifetime().toNanos();
-    return await(request, waiting, cancellation, deadline);
+    return outcomeOf(request, waiting.callId(), waiting.round(), cancellation);
   }
 
-  private CompletionStage<McpReply.Final> await(McpRequest request, McpReply.InputRequired waiting,
+  /**
+   * What {@code round} of call {@code callId} ended with, from the call's journal (round 0: the
+   * first round); waits while it has not ended. For a resuming stream.
+   */
+  public CompletionStage<McpReply.Final> outcomeOf(McpRequest request, String callId, int round,
+      Cancellation cancellation) {
+    long deadline = System.nanoTime() + settings.requestStateLifetime().toNanos();
+    return await(request, callId, round, cancellation, deadline);
+  }
+
+  private CompletionStage<McpReply.Final> await(McpRequest request, String callId, int round,
       Cancellation cancellation, long deadline) {
-    EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, waiting.callId());
+    EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
     Duration attempt = settings.askAttemptTimeout();
     return dev.parley.actors.internal.PekkoStages.direct(call.<ToolCallEntity.Reply>ask(
-            replyTo -> new ToolCallEntity.AwaitRound(waiting.round(), request.principal(), replyTo), attempt))
+            replyTo -> new ToolCallEntity.AwaitRound(round, request.principal(), replyTo), attempt))
         .handle((reply, failure) -> {
           Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
           if (cause instanceof TimeoutException && !cancellation.isCancelled() && System.nanoTime() < deadline) {
-            return await(request, waiting, cancellation, deadline);
+            return await(request, callId, round, cancellation, deadline);
           }
           if (cause != null) {
             return CompletableFuture.<McpReply.Final>failedFuture(cause);
           }
-          return CompletableFuture.completedFuture(toReply(request, waiting, reply));
+          return CompletableFuture.completedFuture(toReply(request, callId, reply));
         })
         .thenCompose(stage -> stage);
   }
 
-  private McpReply.Final toReply(McpRequest request, McpReply.InputRequired waiting, ToolCallEntity.Reply reply) {
+  private McpReply.Final toReply(McpRequest request, String callId, ToolCallEntity.Reply reply) {
     if (reply instanceof ToolCallEntity.Asked asked) {
       Map<String, InputRequest> open = new java.util.LinkedHashMap<>();
       asked.questions().forEach(question -> open.put(question.key(), question.request()));
       return new McpReply.InputRequired(request.id(),
-          new dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult(open, null), waiting.callId(), asked.round());
+          new dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult(open, null), callId, asked.round());
     }
     if (reply instanceof ToolCallEntity.Finished finished) {
       return new McpReply.Complete(request.id(), finished.result());
@@ -147,6 +161,39 @@ public final class ServerRequestBridge {
     }
     // A 2025-11-25 request never runs as a task: its runs are synchronous.
     return McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE);
+  }
+
+  /**
+   * Journals the outcome of a 2025 first round that ended after its stream's connection went
+   * away, under the id the request named its call with, for the client's resuming stream. A first
+   * round that asked is journaled already (its call started under that id).
+   */
+  void recordFirstRound(McpRequest request, McpReply.Final reply) {
+    if (request.callId() == null || reply instanceof McpReply.InputRequired) {
+      return;
+    }
+    ObjectNode result = null;
+    dev.parley.runtime.internal.wire.JsonRpc.ErrorObject error = null;
+    if (reply instanceof McpReply.Complete complete) {
+      result = Json.MAPPER.valueToTree(complete.result());
+    } else {
+      error = reply.response().error();
+    }
+    String name = request.params().path(request.method().equals("resources/read") ? "uri" : "name").asText("");
+    JsonNode arguments = request.params().get("arguments");
+    ObjectNode args = arguments instanceof ObjectNode object ? object : Json.object();
+    ObjectNode outcome = result;
+    dev.parley.runtime.internal.wire.JsonRpc.ErrorObject failure = error;
+    EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, request.callId());
+    dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(call,
+            replyTo -> new ToolCallEntity.RecordFirstRound(request.method(), name, args, request.principal(),
+                outcome, failure, replyTo),
+            settings.askAttemptTimeout(), settings.askTimeout())
+        .whenComplete((recorded, problem) -> {
+          if (problem != null) {
+            log.warn("could not journal the first round of call {} for its resuming stream", request.callId(), problem);
+          }
+        });
   }
 
   private record Target(String callId, String key) {}
