@@ -22,6 +22,7 @@ import org.apache.pekko.cluster.typed.Cluster;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.StreamSupport;
 
@@ -46,6 +47,7 @@ public final class ParleyMetrics implements Extension {
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Map<String, AtomicInteger> liveEntities = new ConcurrentHashMap<>();
+  private final JournalMeters journal = new JournalMeters(registry);
 
   private ParleyMetrics(ActorSystem<?> system) {
     new ClassLoaderMetrics().bindTo(registry);
@@ -186,6 +188,80 @@ public final class ParleyMetrics implements Extension {
           .register(registry);
       return count;
     });
+  }
+
+  /** The journal's meters ({@link MeteredJdbcJournal}, {@link MeteredJournalDao}). */
+  public JournalMeters journal() {
+    return journal;
+  }
+
+  /**
+   * Journal writes, database batches and recovery replays. The meters are made once: the
+   * journal reports on every write, so no builder runs per event.
+   */
+  public static final class JournalMeters {
+    private static final Duration[] LATENCY_BUCKETS = seconds(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5);
+    private static final double[] ROW_BUCKETS = {1, 2, 5, 10, 20, 50, 100, 200, 400};
+
+    private final Timer writeOk;
+    private final Timer writeFailed;
+    private final Counter eventsWritten;
+    private final Timer batchOk;
+    private final Timer batchFailed;
+    private final DistributionSummary batchRows;
+    private final Timer replayOk;
+    private final Timer replayFailed;
+    private final Counter eventsReplayed;
+
+    JournalMeters(MeterRegistry registry) {
+      writeOk = latency(registry, "parley.journal.write.duration",
+          "An entity's journal write, from handing it to the journal to its acknowledgement", "ok");
+      writeFailed = latency(registry, "parley.journal.write.duration",
+          "An entity's journal write, from handing it to the journal to its acknowledgement", "failed");
+      eventsWritten = Counter.builder("parley.journal.events.written")
+          .description("Events the journal acknowledged as written")
+          .register(registry);
+      batchOk = latency(registry, "parley.journal.batch.duration",
+          "One database transaction of the journal's write queue", "ok");
+      batchFailed = latency(registry, "parley.journal.batch.duration",
+          "One database transaction of the journal's write queue", "failed");
+      batchRows = DistributionSummary.builder("parley.journal.batch.rows")
+          .description("Rows per database transaction of the journal's write queue (events of many entities' writes)")
+          .serviceLevelObjectives(ROW_BUCKETS)
+          .register(registry);
+      replayOk = latency(registry, "parley.journal.replay.duration",
+          "Reading an entity's events when it recovers", "ok");
+      replayFailed = latency(registry, "parley.journal.replay.duration",
+          "Reading an entity's events when it recovers", "failed");
+      eventsReplayed = Counter.builder("parley.journal.events.replayed")
+          .description("Events read back from the journal by recovering entities")
+          .register(registry);
+    }
+
+    private static Timer latency(MeterRegistry registry, String name, String description, String outcome) {
+      return Timer.builder(name).description(description).tag("outcome", outcome)
+          .serviceLevelObjectives(LATENCY_BUCKETS).register(registry);
+    }
+
+    /** One entity's write ended; {@code events} of its events are in the journal. */
+    public void written(boolean ok, long events, long nanos) {
+      (ok ? writeOk : writeFailed).record(nanos, TimeUnit.NANOSECONDS);
+      eventsWritten.increment(events);
+    }
+
+    /** One database transaction of {@code rows} rows ended. */
+    public void batch(boolean ok, int rows, long nanos) {
+      (ok ? batchOk : batchFailed).record(nanos, TimeUnit.NANOSECONDS);
+      if (ok) {
+        batchRows.record(rows);
+      }
+    }
+
+    /** One recovering entity read {@code events} events. */
+    public void replayed(boolean ok, long events, long nanos) {
+      (ok ? replayOk : replayFailed).record(nanos, TimeUnit.NANOSECONDS);
+      eventsReplayed.increment(events);
+    }
   }
 
   private static Duration[] seconds(double... values) {
