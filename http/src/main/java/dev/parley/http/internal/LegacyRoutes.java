@@ -8,6 +8,7 @@ import dev.parley.actors.internal.pipeline.LegacySessions;
 import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
+import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.engine.Cancellation;
@@ -56,12 +57,14 @@ final class LegacyRoutes {
   private final LegacySessions sessions;
   private final HttpReplies replies;
   private final Materializer materializer;
+  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
   LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
     this.pipeline = pipeline;
     this.sessions = pipeline.sessions();
     this.replies = new HttpReplies(keepAlive);
     this.materializer = materializer;
+    this.observer = RequestObserver.of(materializer, pipeline.server());
   }
 
   static Optional<String> sessionId(HttpRequest http) {
@@ -92,9 +95,10 @@ final class LegacyRoutes {
       if (message.isNotification()) {
         return done(error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
       }
-      return sessions.initialize(message, principal).thenApply(opened ->
-          HttpReplies.json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
-              .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId())));
+      String version = Legacy.negotiate(message.params().path("protocolVersion").asText()); // issue 13
+      return observer.legacy(http, message, version, principal).watch(() -> sessions.initialize(message, principal)
+          .thenApply(opened -> HttpReplies.json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
+              .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId()))));
     }
     return withSession(http, message.id(), principal, session -> {
       if (message.isNotification()) {
@@ -103,7 +107,8 @@ final class LegacyRoutes {
         }
         return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
       }
-      return request(http, message, principal, session, visible);
+      return observer.legacy(http, message, session.protocolVersion(), principal) // issue 13
+          .watch(() -> request(http, message, principal, session, visible));
     });
   }
 
