@@ -48,8 +48,14 @@ public final class ParleyMetrics implements Extension {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Map<String, AtomicInteger> liveEntities = new ConcurrentHashMap<>();
   private final JournalMeters journal = new JournalMeters(registry);
+  /** The request timers, made once per label tuple: a builder per request costs more than the request's own metrics work. */
+  private final Map<RequestLabels, Timer> requestTimers = new ConcurrentHashMap<>();
+  /** {@code parley.metrics.enabled}: off, Parley records nothing of its own (JVM and cluster meters stay). */
+  private final boolean enabled;
 
   private ParleyMetrics(ActorSystem<?> system) {
+    this.enabled = !system.settings().config().hasPath("parley.metrics.enabled")
+        || system.settings().config().getBoolean("parley.metrics.enabled");
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -107,20 +113,34 @@ public final class ParleyMetrics implements Extension {
    */
   public void requestEnded(String method, String tool, String protocolVersion, String resultType, String errorCode,
       long nanos) {
-    Timer.builder(OPERATION_DURATION)
-        .description("MCP request duration as observed on the server, from the request received to the response sent")
-        .tag("mcp.method.name", method)
-        .tag("gen_ai.tool.name", tool)
-        .tag("mcp.protocol.version", protocolVersion)
-        .tag("parley.result_type", resultType)
-        .tag("rpc.response.status_code", errorCode)
-        .serviceLevelObjectives(OPERATION_BUCKETS)
-        .register(registry)
-        .record(Duration.ofNanos(nanos));
+    if (!enabled) {
+      return;
+    }
+    requestTimers.computeIfAbsent(new RequestLabels(method, tool, protocolVersion, resultType, errorCode),
+        labels -> Timer.builder(OPERATION_DURATION)
+            .description("MCP request duration as observed on the server, from the request received to the response sent")
+            .tag("mcp.method.name", labels.method())
+            .tag("gen_ai.tool.name", labels.tool())
+            .tag("mcp.protocol.version", labels.protocolVersion())
+            .tag("parley.result_type", labels.resultType())
+            .tag("rpc.response.status_code", labels.errorCode())
+            .serviceLevelObjectives(OPERATION_BUCKETS)
+            .register(registry))
+        .record(nanos, TimeUnit.NANOSECONDS);
   }
+
+  /**
+   * The labels of one request timer. Every value comes from a closed set (known methods, the
+   * server's tools, supported versions, result types, error codes), so the map stays small.
+   */
+  private record RequestLabels(String method, String tool, String protocolVersion, String resultType,
+      String errorCode) {}
 
   /** A request the HTTP edge answered before any dispatch (bad Host, wrong method, draining, ...). */
   public void refusedAtEdge(String reason) {
+    if (!enabled) {
+      return;
+    }
     Counter.builder("parley.edge.refused")
         .description("Requests refused by the HTTP edge before dispatch, by reason")
         .tag("reason", reason)
@@ -130,6 +150,9 @@ public final class ParleyMetrics implements Extension {
 
   /** A durable call ended ({@code completed}, {@code failed} or {@code became_task}) after {@code rounds} rounds. */
   public void callEnded(String outcome, int rounds) {
+    if (!enabled) {
+      return;
+    }
     Counter.builder("parley.calls.ended")
         .description("Durable (multi-round) calls that ended, by outcome")
         .tag("outcome", outcome)
@@ -143,6 +166,9 @@ public final class ParleyMetrics implements Extension {
 
   /** A task reached {@code status} ({@code working} when created, then a terminal status). */
   public void taskStatus(String status) {
+    if (!enabled) {
+      return;
+    }
     Counter.builder("parley.tasks")
         .description("Tasks that reached a status (working when created; completed, failed, cancelled at the end)")
         .tag("status", status)
@@ -152,6 +178,9 @@ public final class ParleyMetrics implements Extension {
 
   /** A task ended with {@code status}, {@code duration} after it was created. */
   public void taskEnded(String status, Duration duration) {
+    if (!enabled) {
+      return;
+    }
     taskStatus(status);
     Timer.builder("parley.task.duration")
         .description("Task duration from creation to its terminal status")
@@ -162,16 +191,25 @@ public final class ParleyMetrics implements Extension {
 
   /** An entity of {@code type} started (fresh or recovered from the journal). */
   public void entityStarted(String type) {
+    if (!enabled) {
+      return;
+    }
     live(type).incrementAndGet();
   }
 
   /** An entity of {@code type} stopped (passivated, or its node shut down). */
   public void entityStopped(String type) {
+    if (!enabled) {
+      return;
+    }
     live(type).decrementAndGet();
   }
 
   /** An entity asked its shard to passivate it. */
   public void passivated(String type) {
+    if (!enabled) {
+      return;
+    }
     Counter.builder("parley.entity.passivations")
         .description("Entities that asked to leave memory, by type")
         .tag("type", type)
@@ -192,7 +230,7 @@ public final class ParleyMetrics implements Extension {
 
   /** The journal's meters ({@link MeteredJdbcJournal}, {@link MeteredJournalDao}). */
   public JournalMeters journal() {
-    return journal;
+    return enabled ? journal : JournalMeters.OFF;
   }
 
   /**
@@ -202,6 +240,9 @@ public final class ParleyMetrics implements Extension {
   public static final class JournalMeters {
     private static final Duration[] LATENCY_BUCKETS = seconds(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5);
     private static final double[] ROW_BUCKETS = {1, 2, 5, 10, 20, 50, 100, 200, 400};
+
+    /** Records nothing (metrics off). */
+    static final JournalMeters OFF = new JournalMeters(null);
 
     private final Timer writeOk;
     private final Timer writeFailed;
@@ -214,6 +255,12 @@ public final class ParleyMetrics implements Extension {
     private final Counter eventsReplayed;
 
     JournalMeters(MeterRegistry registry) {
+      if (registry == null) {
+        writeOk = writeFailed = batchOk = batchFailed = replayOk = replayFailed = null;
+        eventsWritten = eventsReplayed = null;
+        batchRows = null;
+        return;
+      }
       writeOk = latency(registry, "parley.journal.write.duration",
           "An entity's journal write, from handing it to the journal to its acknowledgement", "ok");
       writeFailed = latency(registry, "parley.journal.write.duration",
@@ -245,12 +292,18 @@ public final class ParleyMetrics implements Extension {
 
     /** One entity's write ended; {@code events} of its events are in the journal. */
     public void written(boolean ok, long events, long nanos) {
+      if (this == OFF) {
+        return;
+      }
       (ok ? writeOk : writeFailed).record(nanos, TimeUnit.NANOSECONDS);
       eventsWritten.increment(events);
     }
 
     /** One database transaction of {@code rows} rows ended. */
     public void batch(boolean ok, int rows, long nanos) {
+      if (this == OFF) {
+        return;
+      }
       (ok ? batchOk : batchFailed).record(nanos, TimeUnit.NANOSECONDS);
       if (ok) {
         batchRows.record(rows);
@@ -259,6 +312,9 @@ public final class ParleyMetrics implements Extension {
 
     /** One recovering entity read {@code events} events. */
     public void replayed(boolean ok, long events, long nanos) {
+      if (this == OFF) {
+        return;
+      }
       (ok ? replayOk : replayFailed).record(nanos, TimeUnit.NANOSECONDS);
       eventsReplayed.increment(events);
     }
