@@ -9,13 +9,13 @@
 # Prints one line per run and the ratios of the medians against "off".
 # Build first: mvn -q -B -o package -DskipTests -pl examples,benchmarks -am
 #
-# Settings (environment): C concurrency (32), D measured duration (15s), W warm-up (5s),
+# Settings (environment): C concurrency (16), D measured duration (20s), W warm-up (5s),
 # R repetitions of the three settings (2), PORT (18747).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-C=${C:-32}
-D=${D:-15s}
+C=${C:-16}
+D=${D:-20s}
 W=${W:-5s}
 R=${R:-2}
 PORT=${PORT:-18747}
@@ -57,11 +57,12 @@ for rep in $(seq 1 "$R"); do
     OTEL_TRACES_EXPORTER=none java -Xmx512m $(flags $setting) -Dparley.management.port=0 \
       -jar "$WORK/parley.jar" demo --port "$PORT" --data "$WORK/data" > "$WORK/server.log" 2>&1 &
     SERVER_PID=$!
-    for _ in $(seq 1 240); do
+    for _ in $(seq 1 600); do
       grep -q "ready in" "$WORK/server.log" && break
       kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
       sleep 0.5
     done
+    grep -q "ready in" "$WORK/server.log" || { echo "the server did not start in 5 minutes" >&2; exit 1; }
     for flow in call mrtr; do
       args=(--flow call --tool check_availability --args '{"date":"2026-12-20"}')
       [[ $flow == mrtr ]] && args=(--flow mrtr --tool create_invoice --args '{"client":"x","amount":1}' --answers '{"currency":"CHF"}')
