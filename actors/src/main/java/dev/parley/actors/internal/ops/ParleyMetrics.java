@@ -5,7 +5,9 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -17,11 +19,13 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.dispatch.Dispatcher;
 import org.apache.pekko.cluster.typed.Cluster;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.StreamSupport;
@@ -66,6 +70,18 @@ public final class ParleyMetrics implements Extension {
     system.getWhenTerminated().whenComplete((done, failure) -> gc.close());
     if (clustered(system)) {
       registerClusterGauges(system);
+    }
+    if (enabled && system.classicSystem().dispatchers().defaultGlobalDispatcher() instanceof Dispatcher dispatcher) {
+      // Pekko basics: the default dispatcher's pool (threads, queued and stolen tasks).
+      new ExecutorServiceMetrics(dispatcher.executorService().executor(), "pekko-default-dispatcher", Tags.empty())
+          .bindTo(registry);
+    }
+  }
+
+  /** The pool that runs tool handlers: its active threads, queued and completed tasks. */
+  public void bindToolExecutor(ExecutorService toolExecutor) {
+    if (enabled) {
+      new ExecutorServiceMetrics(toolExecutor, "parley-tool", Tags.empty()).bindTo(registry);
     }
   }
 
