@@ -272,7 +272,7 @@ class LegacyAndStdioMetricsTest {
   }
 
   private static JsonNode next(BlockingQueue<String> out) throws InterruptedException {
-    String line = out.poll(60, TimeUnit.SECONDS);
+    String line = out.poll(120, TimeUnit.SECONDS);
     assertNotNull(line, "no line from the stdio transport");
     return Json.parse(line);
   }
