@@ -95,6 +95,7 @@ public final class ParleyNode implements AutoCloseable {
     }
     // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
     ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
+    ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // issue 13: executor_* metrics
     ReplayEngine engine = new ReplayEngine(toolExecutor,
         new FailureReports(effective.getBoolean("parley.show-failure-details")));
     ClusterMembershipLog.start(system);

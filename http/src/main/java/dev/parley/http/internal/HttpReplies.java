@@ -27,7 +27,7 @@ import java.time.Duration;
  * {@link HttpStatusTable}; a stream as SSE (notifications, then the final response, which ends
  * it). A client that closes a stream before its end cancels the request.
  */
-final class HttpReplies {
+public final class HttpReplies {
   private static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
   private static final byte[] INTERNAL_ERROR =
       "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Internal error\"}}"
@@ -43,13 +43,14 @@ final class HttpReplies {
     return json(HttpStatusTable.statusOf(reply), reply.response());
   }
 
-  /** A refusal of the HTTP layer; those with a body carry an id-less -32600 error. */
-  static HttpResponse refusal(HttpStatusTable.Refusal refusal, String message) {
+  /** A refusal of the HTTP layer; those with a body carry an id-less error, -32600 unless the row names a code. */
+  public static HttpResponse refusal(HttpStatusTable.Refusal refusal, String message) {
     StatusCode status = HttpStatusTable.statusOf(refusal);
     if (message == null) {
       return HttpResponse.create().withStatus(status);
     }
-    return json(status, JsonRpc.Response.error((JsonNode) null, new ErrorObject(ErrorCodes.INVALID_REQUEST, message, null)));
+    int code = refusal.code != null ? refusal.code : ErrorCodes.INVALID_REQUEST;
+    return json(status, JsonRpc.Response.error((JsonNode) null, new ErrorObject(code, message, null)));
   }
 
   /**

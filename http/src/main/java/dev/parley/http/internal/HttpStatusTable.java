@@ -30,7 +30,10 @@ public final class HttpStatusTable {
     }
   }
 
-  /** Refusals of the HTTP layer, before any JSON-RPC is read. */
+  /**
+   * Refusals of the HTTP layer, before any JSON-RPC is read. Those with a body carry an id-less
+   * JSON-RPC error: {@code -32600} unless the row names its own code.
+   */
   public enum Refusal {
     NOT_ALLOWED_HOST_OR_ORIGIN(403, "`Host` or `Origin` not in `parley.http.allowed-hosts` / `allowed-origin-hosts`"),
     METHOD_NOT_POST(405, "GET, DELETE"),
@@ -38,14 +41,27 @@ public final class HttpStatusTable {
     JSON_NOT_ACCEPTED(406, "`Accept` without `application/json`"),
     BODY_TOO_LARGE(413, "body over `parley.http.max-body-bytes` (default 1 MiB)"),
     BODY_UNREADABLE(400, "body that cannot be read"),
-    NOTIFICATION_ACCEPTED(202, "a notification (no `id`)");
+    NOTIFICATION_ACCEPTED(202, "a notification (no `id`)"),
+    DRAINING(503, ErrorCodes.INTERNAL_ERROR, "any request while the node drains (shuts down), with `Retry-After` and "
+        + "`Connection: close`: retry it, another node answers");
 
     public final int status;
+    /** The JSON-RPC error code of the body, when it is not {@code -32600}; else null. */
+    public final Integer code;
     final String condition;
 
     Refusal(int status, String condition) {
+      this(status, null, condition);
+    }
+
+    Refusal(int status, Integer code, String condition) {
       this.status = status;
+      this.code = code;
       this.condition = condition;
+    }
+
+    String answer() {
+      return code == null ? String.valueOf(status) : status + ", `" + code + "`";
     }
   }
 
@@ -101,7 +117,7 @@ public final class HttpStatusTable {
         .map(row -> "| " + row.condition() + " | " + row.answer() + " |")
         .collect(Collectors.joining("\n"));
     String refusals = java.util.Arrays.stream(Refusal.values())
-        .map(refusal -> "| " + refusal.condition + " | " + refusal.status + " |")
+        .map(refusal -> "| " + refusal.condition + " | " + refusal.answer() + " |")
         .collect(Collectors.joining("\n"));
     return "| request | answer |\n|---|---|\n" + errors + "\n" + refusals + "\n"
         + "| invalid arguments | 200, a tool result with `isError: true` |\n";

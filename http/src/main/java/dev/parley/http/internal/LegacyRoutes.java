@@ -13,6 +13,7 @@ import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
+import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.engine.Cancellation;
@@ -62,6 +63,7 @@ final class LegacyRoutes {
   private final HttpReplies replies;
   private final Materializer materializer;
   private final CallStreams streams;
+  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
   LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
     this.pipeline = pipeline;
@@ -70,6 +72,7 @@ final class LegacyRoutes {
     this.materializer = materializer;
     this.streams = new CallStreams(pipeline.streamCursors(), pipeline.legacyCancellations(), replies, materializer,
         materializer.system().settings().config().getConfig("parley.http.legacy-streams"));
+    this.observer = RequestObserver.of(materializer, pipeline.server());
   }
 
   static Optional<String> sessionId(HttpRequest http) {
@@ -100,9 +103,10 @@ final class LegacyRoutes {
       if (message.isNotification()) {
         return done(error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
       }
-      return sessions.initialize(message, principal).thenApply(opened ->
-          HttpReplies.json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
-              .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId())));
+      String version = Legacy.negotiate(message.params().path("protocolVersion").asText()); // issue 13
+      return observer.legacy(http, message, version, principal).watch(() -> sessions.initialize(message, principal)
+          .thenApply(opened -> HttpReplies.json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
+              .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId()))));
     }
     return withSession(http, message.id(), principal, session -> {
       if (message.isNotification()) {
@@ -113,7 +117,8 @@ final class LegacyRoutes {
         }
         return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
       }
-      return request(http, message, principal, session, visible);
+      return observer.legacy(http, message, session.protocolVersion(), principal) // issue 13
+          .watch(() -> request(http, message, principal, session, visible));
     });
   }
 

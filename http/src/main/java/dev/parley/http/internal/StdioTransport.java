@@ -5,6 +5,7 @@ import dev.parley.actors.internal.pipeline.LegacySessions;
 import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
+import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
@@ -32,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * MCP over stdio, both eras: newline-delimited JSON-RPC in, only JSON-RPC out (logs go to
@@ -50,14 +52,17 @@ public final class StdioTransport {
   private final PrintStream out;
   /** Requests in flight, by id: what cancels them. */
   private final Map<String, List<Cancellation>> inFlight = new ConcurrentHashMap<>();
-  /** The process's 2025-11-25 session, once {@code initialize} opened it. */
+  /** The process's 2025-11-25 session, once {@code initialize} opened it, and its protocol version. */
   private volatile String sessionId;
+  private volatile String sessionVersion;
+  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
   public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, OutputStream out) {
     this.pipeline = pipeline;
     this.principal = principal;
     this.materializer = materializer;
     this.out = new PrintStream(out, false, StandardCharsets.UTF_8);
+    this.observer = RequestObserver.stdio(materializer, pipeline.server());
   }
 
   /** Serves {@code in} until it ends. */
@@ -116,7 +121,7 @@ public final class StdioTransport {
       return;
     }
     Cancellation cancellation = track(message.id());
-    McpReply reply = pipeline.stream(request, cancellation);
+    McpReply reply = observer.observeStream(null, request, () -> pipeline.stream(request, cancellation));
     if (!(reply instanceof McpReply.Stream stream)) {
       finish(message.id(), cancellation, (McpReply.Final) reply);
       return;
@@ -137,21 +142,39 @@ public final class StdioTransport {
     }
   }
 
-  /** A 2025-11-25 message: {@code initialize}, or a request of the process's session. */
+  /**
+   * A 2025-11-25 message: {@code initialize}, or a request of the process's session. Its
+   * observation ends with the response it writes, or when it stops without one.
+   */
   private void legacy(JsonRpc.Message message) {
+    boolean initialize = message.method().equals(Legacy.INITIALIZE);
+    RequestObserver.Observation observed = observer.legacy(null, message, initialize
+        ? Legacy.negotiate(message.params().path("protocolVersion").asText()) : sessionVersion, principal);
+    Consumer<Object> emit = sent -> {
+      observed.sent(sent);
+      write(sent);
+    };
+    observed.run(() -> {
+      legacy(message, emit, observed);
+      return null;
+    });
+  }
+
+  private void legacy(JsonRpc.Message message, Consumer<Object> emit, RequestObserver.Observation observed) {
     LegacySessions sessions = pipeline.sessions();
     try {
       if (message.method().equals(Legacy.INITIALIZE)) {
         reply(message.id(), sessions.initialize(message, principal).thenApply(opened -> {
+          sessionVersion = opened.result().protocolVersion();
           sessionId = opened.sessionId();
           return JsonRpc.Response.result(message.id(), opened.result());
-        }));
+        }), emit);
         return;
       }
       String session = sessionId;
       CompletionStage<JsonRpc.Response> own = sessions.own(session, principal, message);
       if (own != null) {
-        reply(message.id(), own);
+        reply(message.id(), own, emit);
         return;
       }
       Cancellation run = track(message.id());
@@ -159,14 +182,17 @@ public final class StdioTransport {
       inFlight.get(key(message.id())).add(stop);
       sessions.find(session, principal).thenAccept(view -> {
         if (view == null) {
-          write(JsonRpc.Response.error(message.id(), new ErrorObject(ErrorCodes.INVALID_REQUEST, "Session not found", null)));
+          emit.accept(JsonRpc.Response.error(message.id(), new ErrorObject(ErrorCodes.INVALID_REQUEST, "Session not found", null)));
           return;
         }
-        pipeline.legacyCalls().run(LegacySessions.request(message, principal, view), this::write, run, stop)
-            .whenComplete((done, failure) -> inFlight.remove(key(message.id())));
+        pipeline.legacyCalls().run(LegacySessions.request(message, principal, view), emit, run, stop)
+            .whenComplete((done, failure) -> {
+              inFlight.remove(key(message.id()));
+              observed.closed(); // no-op when the response was written
+            });
       });
     } catch (McpException e) {
-      write(JsonRpc.Response.error(message.id(), e.toError()));
+      emit.accept(JsonRpc.Response.error(message.id(), e.toError()));
     }
   }
 
@@ -183,8 +209,8 @@ public final class StdioTransport {
     });
   }
 
-  private void reply(JsonNode id, CompletionStage<JsonRpc.Response> response) {
-    response.whenComplete((answer, failure) -> write(answer != null ? answer : JsonRpc.Response.error(id,
+  private void reply(JsonNode id, CompletionStage<JsonRpc.Response> response, Consumer<Object> emit) {
+    response.whenComplete((answer, failure) -> emit.accept(answer != null ? answer : JsonRpc.Response.error(id,
         failure.getCause() instanceof McpException e ? e.toError()
             : new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null))));
   }

@@ -2,6 +2,10 @@ package dev.parley.http.internal;
 
 import dev.parley.actors.internal.pipeline.McpReply.Origin;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.runtime.Json;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -53,9 +57,18 @@ class HttpStatusTableTest {
       "JSON_NOT_ACCEPTED, 406",
       "BODY_TOO_LARGE, 413",
       "BODY_UNREADABLE, 400",
-      "NOTIFICATION_ACCEPTED, 202"})
+      "NOTIFICATION_ACCEPTED, 202",
+      "DRAINING, 503"})
   void everyRefusalOfTheHttpLayerHasItsStatus(Refusal refusal, int status) {
     assertEquals(status, HttpStatusTable.statusOf(refusal).intValue());
+  }
+
+  @Test
+  void theDrainingRefusalIsARetryableInternalError() throws IOException {
+    HttpResponse response = HttpReplies.refusal(Refusal.DRAINING, "The server is shutting down; retry the request");
+    assertEquals(503, response.status().intValue());
+    JsonNode body = Json.MAPPER.readTree(((HttpEntity.Strict) response.entity()).getData().toArray());
+    assertEquals(-32603, body.at("/error/code").asInt(), body::toString);
   }
 
   @Test

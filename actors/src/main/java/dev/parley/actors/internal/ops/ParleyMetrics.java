@@ -5,7 +5,9 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -17,11 +19,13 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.dispatch.Dispatcher;
 import org.apache.pekko.cluster.typed.Cluster;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.StreamSupport;
@@ -59,8 +63,13 @@ public final class ParleyMetrics implements Extension {
   private volatile DistributionSummary callRounds;
 
   private record RequestLabels(String method, String tool, String protocolVersion, String resultType, String errorCode) {}
+  private final JournalMeters journal = new JournalMeters(registry);
+  /** {@code parley.metrics.enabled}: off, Parley records nothing of its own (JVM and cluster meters stay). */
+  private final boolean enabled;
 
   private ParleyMetrics(ActorSystem<?> system) {
+    this.enabled = !system.settings().config().hasPath("parley.metrics.enabled")
+        || system.settings().config().getBoolean("parley.metrics.enabled");
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -71,6 +80,18 @@ public final class ParleyMetrics implements Extension {
     system.getWhenTerminated().whenComplete((done, failure) -> gc.close());
     if (clustered(system)) {
       registerClusterGauges(system);
+    }
+    if (enabled && system.classicSystem().dispatchers().defaultGlobalDispatcher() instanceof Dispatcher dispatcher) {
+      // Pekko basics: the default dispatcher's pool (threads, queued and stolen tasks).
+      new ExecutorServiceMetrics(dispatcher.executorService().executor(), "pekko-default-dispatcher", Tags.empty())
+          .bindTo(registry);
+    }
+  }
+
+  /** The pool that runs tool handlers: its active threads, queued and completed tasks. */
+  public void bindToolExecutor(ExecutorService toolExecutor) {
+    if (enabled) {
+      new ExecutorServiceMetrics(toolExecutor, "parley-tool", Tags.empty()).bindTo(registry);
     }
   }
 
@@ -118,6 +139,9 @@ public final class ParleyMetrics implements Extension {
    */
   public void requestEnded(String method, String tool, String protocolVersion, String resultType, String errorCode,
       long nanos) {
+    if (!enabled) {
+      return;
+    }
     requestTimers.computeIfAbsent(new RequestLabels(method, tool, protocolVersion, resultType, errorCode),
         labels -> Timer.builder(OPERATION_DURATION)
             .description("MCP request duration as observed on the server, from the request received to the response sent")
@@ -133,6 +157,9 @@ public final class ParleyMetrics implements Extension {
 
   /** A request the HTTP edge answered before any dispatch (bad Host, wrong method, draining, ...). */
   public void refusedAtEdge(String reason) {
+    if (!enabled) {
+      return;
+    }
     counter("parley.edge.refused|" + reason, () -> Counter.builder("parley.edge.refused")
         .description("Requests refused by the HTTP edge before dispatch, by reason")
         .tag("reason", reason)
@@ -141,6 +168,9 @@ public final class ParleyMetrics implements Extension {
 
   /** A durable call ended ({@code completed}, {@code failed} or {@code became_task}) after {@code rounds} rounds. */
   public void callEnded(String outcome, int rounds) {
+    if (!enabled) {
+      return;
+    }
     counter("parley.calls.ended|" + outcome, () -> Counter.builder("parley.calls.ended")
         .description("Durable (multi-round) calls that ended, by outcome")
         .tag("outcome", outcome)
@@ -156,6 +186,9 @@ public final class ParleyMetrics implements Extension {
 
   /** A task reached {@code status} ({@code working} when created, then a terminal status). */
   public void taskStatus(String status) {
+    if (!enabled) {
+      return;
+    }
     counter("parley.tasks|" + status, () -> Counter.builder("parley.tasks")
         .description("Tasks that reached a status (working when created; completed, failed, cancelled at the end)")
         .tag("status", status)
@@ -164,6 +197,9 @@ public final class ParleyMetrics implements Extension {
 
   /** A task ended with {@code status}, {@code duration} after it was created. */
   public void taskEnded(String status, Duration duration) {
+    if (!enabled) {
+      return;
+    }
     taskStatus(status);
     Timer.builder("parley.task.duration")
         .description("Task duration from creation to its terminal status")
@@ -174,16 +210,25 @@ public final class ParleyMetrics implements Extension {
 
   /** An entity of {@code type} started (fresh or recovered from the journal). */
   public void entityStarted(String type) {
+    if (!enabled) {
+      return;
+    }
     live(type).incrementAndGet();
   }
 
   /** An entity of {@code type} stopped (passivated, or its node shut down). */
   public void entityStopped(String type) {
+    if (!enabled) {
+      return;
+    }
     live(type).decrementAndGet();
   }
 
   /** An entity asked its shard to passivate it. */
   public void passivated(String type) {
+    if (!enabled) {
+      return;
+    }
     counter("parley.entity.passivations|" + type, () -> Counter.builder("parley.entity.passivations")
         .description("Entities that asked to leave memory, by type")
         .tag("type", type)
@@ -205,6 +250,98 @@ public final class ParleyMetrics implements Extension {
           .register(registry);
       return count;
     });
+  }
+
+  /** The journal's meters ({@link MeteredJdbcJournal}, {@link MeteredJournalDao}). */
+  public JournalMeters journal() {
+    return enabled ? journal : JournalMeters.OFF;
+  }
+
+  /**
+   * Journal writes, database batches and recovery replays. The meters are made once: the
+   * journal reports on every write, so no builder runs per event.
+   */
+  public static final class JournalMeters {
+    private static final Duration[] LATENCY_BUCKETS = seconds(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5);
+    private static final double[] ROW_BUCKETS = {1, 2, 5, 10, 20, 50, 100, 200, 400};
+
+    /** Records nothing (metrics off). */
+    static final JournalMeters OFF = new JournalMeters(null);
+
+    private final Timer writeOk;
+    private final Timer writeFailed;
+    private final Counter eventsWritten;
+    private final Timer batchOk;
+    private final Timer batchFailed;
+    private final DistributionSummary batchRows;
+    private final Timer replayOk;
+    private final Timer replayFailed;
+    private final Counter eventsReplayed;
+
+    JournalMeters(MeterRegistry registry) {
+      if (registry == null) {
+        writeOk = writeFailed = batchOk = batchFailed = replayOk = replayFailed = null;
+        eventsWritten = eventsReplayed = null;
+        batchRows = null;
+        return;
+      }
+      writeOk = latency(registry, "parley.journal.write.duration",
+          "An entity's journal write, from handing it to the journal to its acknowledgement", "ok");
+      writeFailed = latency(registry, "parley.journal.write.duration",
+          "An entity's journal write, from handing it to the journal to its acknowledgement", "failed");
+      eventsWritten = Counter.builder("parley.journal.events.written")
+          .description("Events the journal acknowledged as written")
+          .register(registry);
+      batchOk = latency(registry, "parley.journal.batch.duration",
+          "One database transaction of the journal's write queue", "ok");
+      batchFailed = latency(registry, "parley.journal.batch.duration",
+          "One database transaction of the journal's write queue", "failed");
+      batchRows = DistributionSummary.builder("parley.journal.batch.rows")
+          .description("Rows per database transaction of the journal's write queue (events of many entities' writes)")
+          .serviceLevelObjectives(ROW_BUCKETS)
+          .register(registry);
+      replayOk = latency(registry, "parley.journal.replay.duration",
+          "Reading an entity's events when it recovers", "ok");
+      replayFailed = latency(registry, "parley.journal.replay.duration",
+          "Reading an entity's events when it recovers", "failed");
+      eventsReplayed = Counter.builder("parley.journal.events.replayed")
+          .description("Events read back from the journal by recovering entities")
+          .register(registry);
+    }
+
+    private static Timer latency(MeterRegistry registry, String name, String description, String outcome) {
+      return Timer.builder(name).description(description).tag("outcome", outcome)
+          .serviceLevelObjectives(LATENCY_BUCKETS).register(registry);
+    }
+
+    /** One entity's write ended; {@code events} of its events are in the journal. */
+    public void written(boolean ok, long events, long nanos) {
+      if (this == OFF) {
+        return;
+      }
+      (ok ? writeOk : writeFailed).record(nanos, TimeUnit.NANOSECONDS);
+      eventsWritten.increment(events);
+    }
+
+    /** One database transaction of {@code rows} rows ended. */
+    public void batch(boolean ok, int rows, long nanos) {
+      if (this == OFF) {
+        return;
+      }
+      (ok ? batchOk : batchFailed).record(nanos, TimeUnit.NANOSECONDS);
+      if (ok) {
+        batchRows.record(rows);
+      }
+    }
+
+    /** One recovering entity read {@code events} events. */
+    public void replayed(boolean ok, long events, long nanos) {
+      if (this == OFF) {
+        return;
+      }
+      (ok ? replayOk : replayFailed).record(nanos, TimeUnit.NANOSECONDS);
+      eventsReplayed.increment(events);
+    }
   }
 
   private static Duration[] seconds(double... values) {

@@ -3,18 +3,12 @@ package dev.parley.http.internal.ops;
 import com.typesafe.config.Config;
 import dev.parley.actors.internal.ops.NodeHealth;
 import dev.parley.actors.internal.ops.ParleyMetrics;
-import dev.parley.runtime.Json;
-import dev.parley.runtime.ErrorCodes;
-import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
-import dev.parley.runtime.internal.wire.JsonRpc.Response;
+import dev.parley.http.internal.HttpReplies;
+import dev.parley.http.internal.HttpStatusTable.Refusal;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.ServerBinding;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
-import org.apache.pekko.http.javadsl.model.HttpEntities;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
@@ -94,12 +88,9 @@ public final class NodeLifecycle extends AllDirectives {
       }
       metrics.refusedAtEdge("draining");
       request.discardEntityBytes(system);
-      return complete(HttpResponse.create()
-          .withStatus(StatusCodes.SERVICE_UNAVAILABLE)
+      return complete(HttpReplies.refusal(Refusal.DRAINING, "The server is shutting down; retry the request")
           .addHeader(RawHeader.create("Retry-After", Long.toString(Math.max(1, settings.retryAfter().toSeconds()))))
-          .addHeader(Connection.create("close"))
-          .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, Json.write(Response.error(null,
-              new ErrorObject(ErrorCodes.INTERNAL_ERROR, "The server is shutting down; retry the request", null))))));
+          .addHeader(Connection.create("close")));
     });
   }
 

@@ -115,6 +115,11 @@ class OperationsEndpointTest {
     // JVM and Pekko basics are there too.
     assertTrue(Prometheus.sample(after, "jvm_memory_used_bytes", Map.of()) > 0);
     assertEquals(1, Prometheus.sample(after, "pekko_cluster_members", Map.of("status", "up")));
+    // The pools: the tool executor ran the handlers; the default dispatcher is Pekko's fork-join pool.
+    assertTrue(Prometheus.sample(after, "executor_completed_tasks_total", Map.of("name", "parley-tool"))
+        - Prometheus.sample(before, "executor_completed_tasks_total", Map.of("name", "parley-tool")) >= 6);
+    assertEquals(16, Prometheus.sample(after, "executor_pool_max_threads", Map.of("name", "parley-tool")));
+    assertTrue(Prometheus.sample(after, "executor_parallelism_threads", Map.of("name", "pekko-default-dispatcher")) > 0);
   }
 
   /** Bounded wait for a journal-backed gauge (refreshed every 200 ms here) to show {@code expected}. */
