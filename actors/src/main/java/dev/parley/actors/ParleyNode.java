@@ -4,6 +4,7 @@ import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.TaskResumer;
 import dev.parley.actors.internal.ToolCallEntity;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.TaskRequests;
@@ -105,7 +106,7 @@ public final class ParleyNode implements AutoCloseable {
             settings.stepTimeout())));
     RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
     ServerNotifications notifications = ServerNotifications.start(system, server);
-    TaskRequests tasks = new TaskRequests(sharding, settings.askTimeout(), settings.askAttemptTimeout(), settings.tasks().pollInterval());
+    TaskRequests tasks = new TaskRequests(JournalAvailability.get(system), sharding, settings.askTimeout(), settings.askAttemptTimeout(), settings.tasks().pollInterval());
     // Tasks passivate themselves when idle and not running: a running task must stay in memory.
     sharding.init(Entity.of(TaskEntity.ENTITY_TYPE_KEY, entityContext -> TaskEntity.create(
             entityContext.getEntityId(), entityContext.getShard(), settings.tasks(), server, engine, toolExecutor,

@@ -1,5 +1,6 @@
 package dev.parley.actors.internal;
 
+import dev.parley.actors.internal.journal.JournalAvailability;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.japi.function.Function;
@@ -24,8 +25,26 @@ public final class EntityAsks {
     return attempt(entity, message, attempt, System.nanoTime() + total.toNanos());
   }
 
+  /**
+   * As above, for a message whose answer needs the journal (the entity writes, or recovers to
+   * answer): refused at once while {@code journal} is unavailable, and ended when it becomes
+   * unavailable during the ask or an attempt goes unanswered while it is, with
+   * {@link JournalAvailability.Unavailable} (issue 17).
+   */
+  public static <M, R> CompletionStage<R> ask(JournalAvailability journal,
+      EntityRef<M> entity, Function<ActorRef<R>, M> message, Duration attempt, Duration total) {
+    long deadline = System.nanoTime() + total.toNanos();
+    return journal.guard(() -> attempt(entity, message, attempt, deadline, journal));
+  }
+
   private static <M, R> CompletionStage<R> attempt(
       EntityRef<M> entity, Function<ActorRef<R>, M> message, Duration attempt, long deadline) {
+    return attempt(entity, message, attempt, deadline, null);
+  }
+
+  private static <M, R> CompletionStage<R> attempt(
+      EntityRef<M> entity, Function<ActorRef<R>, M> message, Duration attempt, long deadline,
+      JournalAvailability journal) {
     long left = deadline - System.nanoTime();
     Duration timeout = Duration.ofNanos(Math.max(1, Math.min(attempt.toNanos(), left)));
     return PekkoStages.direct(entity.<R>ask(message, timeout))
@@ -34,8 +53,11 @@ public final class EntityAsks {
           if (cause == null) {
             return CompletableFuture.completedFuture(reply);
           }
+          if (cause instanceof TimeoutException && journal != null && !journal.available()) {
+            return CompletableFuture.<R>failedFuture(new JournalAvailability.Unavailable());
+          }
           if (cause instanceof TimeoutException && deadline - System.nanoTime() > 0) {
-            return attempt(entity, message, attempt, deadline);
+            return attempt(entity, message, attempt, deadline, journal);
           }
           return CompletableFuture.<R>failedFuture(cause);
         })

@@ -2,6 +2,7 @@ package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallLog;
 import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.ParleyMetrics;
@@ -42,7 +43,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.persistence.typed.JournalPersistFailed;
 import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryFailed;
 import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
@@ -178,7 +181,8 @@ public final class TaskEntity
   private TaskEntity(String taskId, ActorContext<Command> context, TimerScheduler<Command> timers,
       ActorRef<ClusterSharding.ShardCommand> shard, TaskSettings settings, McpServerDefinition server,
       ReplayEngine engine, Executor toolExecutor, Consumer<TaskView> onChange) {
-    super(PersistenceId.of(ENTITY_TYPE_KEY.name(), taskId));
+    super(PersistenceId.of(ENTITY_TYPE_KEY.name(), taskId),
+        JournalAvailability.get(context.getSystem()).restartStrategy()); // issue 17
     this.taskId = taskId;
     this.context = context;
     this.timers = timers;
@@ -355,6 +359,11 @@ public final class TaskEntity
           .thenRun(this::publish)
           .thenNoReply();
     }
+    if (outcome instanceof RunOutcome.Failed failed && failed.error().code() == ErrorCodes.JOURNAL_UNAVAILABLE) {
+      // issue 17: a step the journal did not take ends this run, not the task: it stays working,
+      // and the next Wake (TaskResumer) runs it again from what the journal holds.
+      return Effect().noReply();
+    }
     if (outcome instanceof RunOutcome.Failed failed) {
       return fail(failed.error()).thenNoReply();
     }
@@ -389,6 +398,11 @@ public final class TaskEntity
             }
           }
         })
+        // issue 17: the entity restarts with backoff; the node checks whether the journal went away
+        .onSignal(JournalPersistFailed.class, (state, signal) ->
+            JournalAvailability.get(context.getSystem()).journalFailed(persistenceId().id(), signal.getFailure()))
+        .onSignal(RecoveryFailed.class, (state, signal) ->
+            JournalAvailability.get(context.getSystem()).journalFailed(persistenceId().id(), signal.getFailure()))
         // A stopping entity (passivation, rebalance, shutdown) stops its run: the run resumed
         // from the journal elsewhere must be the only one.
         .onSignal(PostStop.instance(), state -> {

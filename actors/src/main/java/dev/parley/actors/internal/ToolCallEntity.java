@@ -3,6 +3,7 @@ package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallLog;
 import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.ParleyMetrics;
@@ -43,7 +44,9 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
+import org.apache.pekko.persistence.typed.JournalPersistFailed;
 import org.apache.pekko.persistence.typed.PersistenceId;
+import org.apache.pekko.persistence.typed.RecoveryFailed;
 import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
@@ -210,7 +213,7 @@ public final class ToolCallEntity
   private ToolCallEntity(
       ActorContext<Command> context, PersistenceId persistenceId, ActorRef<ClusterSharding.ShardCommand> shard,
       McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {
-    super(persistenceId);
+    super(persistenceId, JournalAvailability.get(context.getSystem()).restartStrategy()); // issue 17
     this.context = context;
     this.shard = shard;
     this.server = server;
@@ -234,6 +237,11 @@ public final class ToolCallEntity
   public SignalHandler<State> signalHandler() {
     return newSignalHandlerBuilder()
         .onSignal(PostStop.instance(), state -> ParleyMetrics.get(context.getSystem()).entityStopped(ENTITY_TYPE_KEY.name()))
+        // issue 17: the entity restarts with backoff; the node checks whether the journal went away
+        .onSignal(JournalPersistFailed.class, (state, signal) ->
+            JournalAvailability.get(context.getSystem()).journalFailed(persistenceId().id(), signal.getFailure()))
+        .onSignal(RecoveryFailed.class, (state, signal) ->
+            JournalAvailability.get(context.getSystem()).journalFailed(persistenceId().id(), signal.getFailure()))
         .build();
   }
 
@@ -505,8 +513,12 @@ public final class ToolCallEntity
           .thenReply(command.replyTo(), s -> ((Ended) s).outcome())
           .thenUnstashAll();
     }
-    ErrorObject error = ((RunOutcome.Failed) outcome).error();
-    if (error.code() == ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY || error.code() == ErrorCodes.INTERNAL_ERROR) {
+    ErrorObject failed = ((RunOutcome.Failed) outcome).error();
+    // issue 17: a step the journal did not take is answered with the Retry-After the node asks for
+    ErrorObject error = failed.code() == ErrorCodes.JOURNAL_UNAVAILABLE
+        ? JournalAvailability.get(context.getSystem()).error() : failed;
+    if (error.code() == ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY || error.code() == ErrorCodes.INTERNAL_ERROR
+        || error.code() == ErrorCodes.JOURNAL_UNAVAILABLE) {
       // Not the call's fault: the round stays open and a retry may succeed.
       wake(command.round(), new Rejected(error));
       return Effect().reply(command.replyTo(), new Rejected(error)).thenUnstashAll();

@@ -119,6 +119,6 @@ public final class HttpReplies {
         && body.error().data().path("retryAfterSeconds").canConvertToLong()) {
       response = response.addHeader(RawHeader.create("Retry-After", body.error().data().path("retryAfterSeconds").asText()));
     }
-    return response;
+    return JournalOutageReplies.withRetryAfter(status, body, response); // issue 17
   }
 }

@@ -81,6 +81,8 @@ public final class HttpStatusTable {
       new Row("unknown method", 404, ErrorCodes.METHOD_NOT_FOUND, null),
       new Row("a principal's cap of calls waiting for input or tasks in flight reached (`parley.auth.limits`; "
           + "with `Retry-After`)", 429, CallCaps.OVER_CAP, null),
+      new Row("a request that needs the journal while it is unavailable (database stopped, disk full): nothing was"
+          + " acknowledged; `Retry-After` says when to retry", 503, ErrorCodes.JOURNAL_UNAVAILABLE, null),
       new Row("unknown tool, prompt, resource or task; bad cursor, `requestState` or answers", 200,
           ErrorCodes.INVALID_PARAMS, Origin.IN_BAND),
       new Row("internal error; a tool's own `McpException` with a code not above answers 200 too", 200,

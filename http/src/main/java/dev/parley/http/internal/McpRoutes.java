@@ -64,7 +64,9 @@ public final class McpRoutes extends AllDirectives {
 
   public Route route() {
     return path(settings.path(), () -> extractRequest(request -> completeWithFuture(
-        handle(request).whenComplete((response, failure) -> observer.edgeResponded(response)))));
+        handle(request)
+            .exceptionally(failure -> JournalOutageReplies.orRethrow(pipeline.journal(), failure)) // issue 17
+            .whenComplete((response, failure) -> observer.edgeResponded(response)))));
   }
 
   /** The whole endpoint as a function; never fails. */

@@ -1,5 +1,6 @@
 package dev.parley.actors.internal.ops;
 
+import dev.parley.actors.internal.journal.JournalAvailability;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
@@ -93,6 +94,9 @@ public final class NodeHealth implements Extension {
     } else if (!Cluster.get(system).selfMember().status().equals(MemberStatus.up())) {
       missing.add("cluster member is " + Cluster.get(system).selfMember().status());
     }
+    if (!JournalAvailability.get(system).available()) {
+      missing.add("journal unavailable"); // issue 17
+    }
     if (!missing.isEmpty()) {
       log.debug("not ready: {}", missing);
       return CompletableFuture.completedFuture(false);
@@ -129,6 +133,7 @@ public final class NodeHealth implements Extension {
       return true;
     } catch (SQLException | RuntimeException e) {
       log.warn("not ready: the journal does not answer ({})", e.getMessage());
+      JournalAvailability.get(system).probeFailed(e); // issue 17: requests that need it get 503 at once
       return false;
     }
   }

@@ -6,6 +6,7 @@ import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.ToolCallEntity;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
@@ -171,7 +172,7 @@ final class DurableCalls {
     // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
     return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
         .thenCompose(overCap -> overCap.isPresent() ? done(McpReply.Error.inBand(request.id(), overCap.get()))
-            : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(entity(callId),
+            : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(JournalAvailability.get(system), entity(callId),
                 replyTo -> new ToolCallEntity.Start(request.method(), call.name(), call.arguments(),
                     request.principal(), needs.newSteps(), needs.questions(), replyTo),
                 settings.askAttemptTimeout(), settings.askTimeout())
@@ -204,7 +205,7 @@ final class DurableCalls {
     ActorRef<Object> relay = RoundNoticeRelay.start(system, environment.sink());
     environment.cancellation().onCancel(() -> entity(callId).tell(new ToolCallEntity.CancelRound(round)));
     CompletionStage<ToolCallEntity.Reply> reply = EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
-        entity(callId), replyTo -> new ToolCallEntity.SubmitAnswers(
+        JournalAvailability.get(system), entity(callId), replyTo -> new ToolCallEntity.SubmitAnswers(
             round, inputResponses, request.principal(), request.caller(), // issue 12: the retry's whole principal
             environment.capabilities().declared(), mayBecomeTask,
             relay == null ? null : relay.narrow(), replyTo),

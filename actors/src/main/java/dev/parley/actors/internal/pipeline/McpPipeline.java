@@ -2,6 +2,7 @@ package dev.parley.actors.internal.pipeline;
 
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ServerNotifications;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
@@ -56,6 +57,7 @@ public final class McpPipeline {
   private final LegacyCalls legacyCalls;
   private final StreamCursors streamCursors;
   private final LegacyCancellations legacyCancellations;
+  private final JournalAvailability journal;
 
   public McpPipeline(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine,
       RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
@@ -75,6 +77,7 @@ public final class McpPipeline {
     this.legacyCalls = new LegacyCalls(this);
     this.streamCursors = new StreamCursors(stateCodec);
     this.legacyCancellations = new LegacyCancellations(system);
+    this.journal = JournalAvailability.get(system);
   }
 
   /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
@@ -116,6 +119,11 @@ public final class McpPipeline {
 
   public McpServerDefinition server() {
     return server;
+  }
+
+  /** Whether the journal takes writes (issue 17), and the answer while it does not. */
+  public JournalAvailability journal() {
+    return journal;
   }
 
   /** Answers a request with one final reply: no notifications, no cancellation. Never fails. */
@@ -163,7 +171,10 @@ public final class McpPipeline {
     }
   }
 
-  private static McpReply.Final internalError(McpRequest request, Throwable failure) {
+  private McpReply.Final internalError(McpRequest request, Throwable failure) {
+    if (JournalAvailability.isUnavailable(failure)) {
+      return McpReply.Error.inBand(request.id(), journal.error()); // issue 17: retryable, nothing acknowledged
+    }
     log.error("{} failed", request.method(), failure);
     return McpReply.Error.inBand(request.id(), new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null));
   }

@@ -3,6 +3,7 @@ package dev.parley.actors.internal.pipeline;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.TaskEntity;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
@@ -31,12 +32,15 @@ import java.util.concurrent.CompletionStage;
 public final class TaskRequests {
   static final ErrorObject UNKNOWN_TASK = new ErrorObject(ErrorCodes.INVALID_PARAMS, "Unknown task", null);
 
+  private final JournalAvailability journal;
   private final ClusterSharding sharding;
   private final Duration askTimeout;
   private final Duration askAttemptTimeout;
   private final long pollIntervalMs;
 
-  public TaskRequests(ClusterSharding sharding, Duration askTimeout, Duration askAttemptTimeout, Duration pollInterval) {
+  public TaskRequests(JournalAvailability journal, ClusterSharding sharding, Duration askTimeout,
+      Duration askAttemptTimeout, Duration pollInterval) {
+    this.journal = journal;
     this.sharding = sharding;
     this.askTimeout = askTimeout;
     this.askAttemptTimeout = askAttemptTimeout;
@@ -92,7 +96,7 @@ public final class TaskRequests {
 
   CompletionStage<TaskEntity.Reply> ask(EntityRef<TaskEntity.Command> task,
       Function<ActorRef<TaskEntity.Reply>, TaskEntity.Command> message) {
-    return EntityAsks.ask(task, message, askAttemptTimeout, askTimeout);
+    return EntityAsks.ask(journal, task, message, askAttemptTimeout, askTimeout); // issue 17
   }
 
   EntityRef<TaskEntity.Command> task(String taskId) {

@@ -97,6 +97,11 @@ public final class ReplayEngine {
       // handler made of that afterwards (a catch (Throwable), an exceptionally(...)) is not an outcome.
       cause = context.ending;
     }
+    if (context.journalFailure != null) {
+      // A step ran but its result could not be journaled: not the call's fault, nothing to keep.
+      return new RunOutcome.Failed(new ErrorObject(ErrorCodes.JOURNAL_UNAVAILABLE,
+          "The journal is unavailable; retry the request", null));
+    }
     if (cause == null) {
       return new RunOutcome.Completed(value);
     }
@@ -151,6 +156,16 @@ public final class ReplayEngine {
     }
   }
 
+  /**
+   * Ends a run whose step result could not be journaled (issue 17: the journal went away). An
+   * {@link Error}, so that a handler's {@code catch (Exception e)} cannot go on without it.
+   */
+  private static final class StepNotJournaled extends Error {
+    StepNotJournaled(Throwable cause) {
+      super("a step result could not be journaled", cause, false, false);
+    }
+  }
+
   /** Ends a synchronous run where the handler marked the start of its task. */
   private static final class BecomesTask extends Error {
     BecomesTask() {
@@ -173,6 +188,8 @@ public final class ReplayEngine {
     private final CallHistory history;
     private final StepJournal journal;
     private final Map<String, JsonNode> newSteps = new LinkedHashMap<>();
+    /** Set when a step's result could not be journaled: the run's outcome is then that. */
+    private volatile Throwable journalFailure;
     private final Map<String, String> askedThisRun = new ConcurrentHashMap<>();
     /** The first round ending this run hit; set before it is thrown, read when the run is over. */
     private volatile Error ending;
@@ -285,7 +302,12 @@ public final class ReplayEngine {
           }
         }
         recorded = Json.tree(action.get());
-        journal.record(name, recorded);
+        try {
+          journal.record(name, recorded);
+        } catch (RuntimeException notJournaled) {
+          journalFailure = notJournaled;
+          throw new StepNotJournaled(notJournaled);
+        }
         synchronized (newSteps) {
           newSteps.put(name, recorded);
         }
