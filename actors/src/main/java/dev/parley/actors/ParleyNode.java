@@ -138,12 +138,16 @@ public final class ParleyNode implements AutoCloseable {
         new McpPipeline(system, server, engine, codec, sharding, settings, notifications, tasks), housekeeping);
   }
 
+  /** Issue 17: while the journal is away every run fails; a few lines a minute say so. */
+  private static final dev.parley.runtime.internal.logging.RateLimitedLog housekeepingFailures =
+      dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
+
   private static void every(ScheduledExecutorService executor, Duration interval, Runnable work) {
     executor.scheduleWithFixedDelay(() -> {
       try {
         work.run();
       } catch (RuntimeException e) {
-        log.warn("housekeeping run failed; will retry", e);
+        housekeepingFailures.log("housekeeping run failed; will retry: {}", e.toString());
       }
     }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }

@@ -81,9 +81,15 @@ public sealed interface JournalDatabase {
      * committing thread, so concurrent small transactions cost more than one larger batch of the
      * writes queued meanwhile (JournalWriteBenchmark: 12.2k events/s with 8, 16.7k with 1).
      */
+    /*
+     * connectionTestQuery (issue 17): H2 closes the database when a write fails (a full disk),
+     * but its connections still say they are valid; a query is what shows the pool that they
+     * are not, so it replaces them with connections that open the database again.
+     */
     @Override
     public Config defaults() {
-      return ConfigFactory.parseMap(Map.of("jdbc-journal.parallelism", 1));
+      return ConfigFactory.parseMap(Map.of("jdbc-journal.parallelism", 1,
+          "pekko-persistence-jdbc.shared-databases.slick.db.connectionTestQuery", "SELECT 1"));
     }
 
     @Override

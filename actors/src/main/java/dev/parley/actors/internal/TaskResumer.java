@@ -16,6 +16,9 @@ import java.util.Set;
  */
 public final class TaskResumer implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(TaskResumer.class);
+  /** Issue 17: while the journal is away every scan fails; a few lines a minute say so. */
+  private static final dev.parley.runtime.internal.logging.RateLimitedLog scanFailures =
+      dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
   /** A task whose latest event is one of these is waiting or done: nothing to resume. */
   private static final Set<String> RESTING = Set.of(
       JournalEventSerializer.TASK_INPUT_REQUESTED,
@@ -40,7 +43,7 @@ public final class TaskResumer implements Runnable {
         log.debug("woke {} working task(s)", working.size());
       }
     } catch (RuntimeException e) {
-      log.warn("scanning for working tasks failed; will retry", e);
+      scanFailures.log("scanning for working tasks failed; will retry: {}", e.toString());
     }
   }
 }

@@ -124,10 +124,14 @@ public final class JournalAvailability implements Extension {
     return false;
   }
 
-  /** The supervision of an entity whose write or recovery failed: restart, later and later. */
+  /**
+   * The supervision of an entity whose write or recovery failed: restart, later and later. The
+   * supervisor's own line (an ERROR with a stack trace per entity and restart) is off: in an
+   * outage every entity fails, and {@link #journalFailed} reports them, rate-limited.
+   */
   public BackoffSupervisorStrategy restartStrategy() {
     return SupervisorStrategy.restartWithBackoff(settings.restartMinBackoff(), settings.restartMaxBackoff(),
-        settings.restartRandomFactor());
+        settings.restartRandomFactor()).withLoggingEnabled(false);
   }
 
   /**
