@@ -149,4 +149,53 @@ class McpEndpointHostileInputTest {
     Reply reply = sendWith(call, BAD_STRING, "\"\\ud83d\\ude00 ok\"");
     assertEquals("echo: \uD83D\uDE00 ok", reply.text(), reply::body);
   }
+
+  /**
+   * A 2025-11-25 client's response to a server→client request is checked like a request: a lone
+   * surrogate or a non-finite number in it is refused with 400 -32602 before it is recorded, and
+   * the question stays open for a sound answer.
+   */
+  @Test
+  void aHostileAnswerToAServerRequestIsRefusedAndTheQuestionStaysOpen() {
+    Map<String, String> initializeHeaders = new LinkedHashMap<>();
+    initializeHeaders.put("Content-Type", "application/json");
+    initializeHeaders.put("Accept", "application/json, text/event-stream");
+    String session = client.post("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+            + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+            + "\"clientInfo\":{\"name\":\"hostile\",\"version\":\"1\"}}}", initializeHeaders)
+        .headers().firstValue("mcp-session-id").orElseThrow();
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Content-Type", "application/json");
+    headers.put("Accept", "application/json, text/event-stream");
+    headers.put("Mcp-Session-Id", session);
+    headers.put("MCP-Protocol-Version", "2025-11-25");
+    ObjectNode call = McpTestClient.object("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+        + "\"params\":{\"name\":\"greet\",\"arguments\":{\"greeting\":\"Hello\"}}}");
+    int before = tools.greetings.get();
+    try (SseConnection stream = SseConnection.open(server.port(), call, headers)) {
+      com.fasterxml.jackson.databind.JsonNode question = stream.nextMessage();
+      assertEquals("elicitation/create", question.path("method").asText(), question::toString);
+      String id = Json.write(question.path("id"));
+      Map<String, String> answerHeaders = new LinkedHashMap<>(headers);
+      answerHeaders.put("Accept", "application/json");
+
+      for (String[] hostile : new String[][] {
+          {"\"\\ud800\"", "/result/content/name has a string that is not valid Unicode"},
+          {"\"Ada\",\"age\":1e309", "/result/content/age"}}) {
+        Reply refused = client.post("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"action\":\"accept\","
+            + "\"content\":{\"name\":" + hostile[0] + "}}}", answerHeaders);
+        assertEquals(400, refused.status(), refused::body);
+        assertEquals(-32602, refused.errorCode(), refused::body);
+        assertTrue(refused.error().path("message").asText().startsWith("Invalid request: " + hostile[1]), refused::body);
+      }
+      assertEquals(before, tools.greetings.get(), "no refused answer was recorded");
+
+      Reply accepted = client.post("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"action\":\"accept\","
+          + "\"content\":{\"name\":\"Ada\",\"age\":36}}}", answerHeaders);
+      assertEquals(202, accepted.status(), accepted::body);
+      com.fasterxml.jackson.databind.JsonNode result = stream.nextMessage();
+      assertTrue(result.at("/result/content/0/text").asText().startsWith("Hello, Ada (36)!"), result::toString);
+    }
+    assertEquals(before + 1, tools.greetings.get());
+  }
 }

@@ -112,7 +112,7 @@ public final class McpRoutes extends AllDirectives {
         message = JsonRpc.parse(body, settings.requestLimits()); // issue 17: limits, Unicode, finite numbers
       } catch (McpException notARequest) {
         // A 2025-11-25 client posts its responses to the server's requests on its session.
-        JsonRpc.ClientResponse response = LegacyRoutes.sessionId(http).isPresent() ? JsonRpc.responseOrNull(body) : null;
+        JsonRpc.ClientResponse response = LegacyRoutes.sessionId(http).isPresent() ? JsonRpc.responseOrNull(body, settings.requestLimits()) : null; // checked like requests (issue 17)
         if (response == null) {
           throw notARequest;
         }

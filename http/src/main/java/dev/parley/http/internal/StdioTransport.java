@@ -86,7 +86,13 @@ public final class StdioTransport {
     try {
       message = JsonRpc.parse(line);
     } catch (McpException notARequest) {
-      JsonRpc.ClientResponse response = JsonRpc.responseOrNull(line);
+      JsonRpc.ClientResponse response;
+      try {
+        response = JsonRpc.responseOrNull(line); // checked like requests (issue 17)
+      } catch (McpException refused) {
+        write(JsonRpc.Response.error(JsonRpc.idOf(line), refused.toError()));
+        return;
+      }
       if (response != null) {
         answer(response);
       } else {

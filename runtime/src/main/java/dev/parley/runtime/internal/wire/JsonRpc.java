@@ -129,6 +129,16 @@ public final class JsonRpc {
    * {@code method}), or null for anything else (then {@link #parse} judges it).
    */
   public static ClientResponse responseOrNull(byte[] body) {
+    return responseOrNull(body, RequestLimits.DEFAULTS);
+  }
+
+  /**
+   * As {@link #responseOrNull(byte[])}; a response is checked like a request before anything
+   * reads it (issue 17): invalid Unicode, a non-finite number or more than {@code limits} allow
+   * is refused with -32602 ({@link RequestChecks}), so no answer a client posts reaches a handler
+   * or the journal unsound.
+   */
+  public static ClientResponse responseOrNull(byte[] body, RequestLimits limits) {
     JsonNode root;
     try {
       root = SINGLE_VALUE.readTree(body);
@@ -139,6 +149,7 @@ public final class JsonRpc {
         || !(root.has("result") || root.has("error"))) {
       return null;
     }
+    RequestChecks.check(root, limits);
     JsonNode id = root.get("id");
     return new ClientResponse(id != null && (id.isTextual() || id.isIntegralNumber()) ? id : null,
         root.get("result"), root.get("error"));
