@@ -37,6 +37,17 @@ public final class EntityAsks {
     return journal.guard(() -> attempt(entity, message, attempt, deadline, journal));
   }
 
+  /**
+   * As above, for a message the entity may well answer from memory (a 2025-11-25 session's
+   * look-up, an answer to a waiting call's question): sent even while {@code journal} is
+   * unavailable, but ended with {@link JournalAvailability.Unavailable} when an attempt goes
+   * unanswered while it is, instead of waiting out {@code total}.
+   */
+  public static <M, R> CompletionStage<R> askUnlessUnanswered(JournalAvailability journal,
+      EntityRef<M> entity, Function<ActorRef<R>, M> message, Duration attempt, Duration total) {
+    return attempt(entity, message, attempt, System.nanoTime() + total.toNanos(), journal);
+  }
+
   private static <M, R> CompletionStage<R> attempt(
       EntityRef<M> entity, Function<ActorRef<R>, M> message, Duration attempt, long deadline) {
     return attempt(entity, message, attempt, deadline, null);

@@ -1,6 +1,7 @@
 package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.persistence.internal.SessionEvent;
 import dev.parley.persistence.internal.SessionEvent.LogLevelSet;
 import dev.parley.persistence.internal.SessionEvent.ResourceSubscribed;
@@ -93,12 +94,27 @@ public final class SessionEntity
 
   // --- behaviour ------------------------------------------------------------------------
 
-  private SessionEntity(PersistenceId persistenceId) {
-    super(persistenceId);
+  private final JournalAvailability journal;
+
+  private SessionEntity(PersistenceId persistenceId, JournalAvailability journal) {
+    super(persistenceId, journal.restartStrategy()); // issue 17: restart with backoff after a journal failure
+    this.journal = journal;
   }
 
   public static Behavior<Command> create(String sessionId) {
-    return new SessionEntity(PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId));
+    return org.apache.pekko.actor.typed.javadsl.Behaviors.setup(context ->
+        new SessionEntity(PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId), JournalAvailability.get(context.getSystem())));
+  }
+
+  /** Issue 17: a failed write or recovery makes the node check whether the journal went away. */
+  @Override
+  public org.apache.pekko.persistence.typed.javadsl.SignalHandler<State> signalHandler() {
+    return newSignalHandlerBuilder()
+        .onSignal(org.apache.pekko.persistence.typed.JournalPersistFailed.class,
+            (state, signal) -> journal.journalFailed(persistenceId().id(), signal.getFailure()))
+        .onSignal(org.apache.pekko.persistence.typed.RecoveryFailed.class,
+            (state, signal) -> journal.journalFailed(persistenceId().id(), signal.getFailure()))
+        .build();
   }
 
   @Override

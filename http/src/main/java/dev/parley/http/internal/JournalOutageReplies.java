@@ -9,7 +9,6 @@ import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 
-import java.util.concurrent.CompletionException;
 
 /**
  * The HTTP side of a journal outage (issue 17): the JSON-RPC error {@code -30503} is 503 (from
@@ -30,14 +29,8 @@ final class JournalOutageReplies {
         ? Long.toString(Math.max(1, seconds.asLong())) : "1"));
   }
 
-  /**
-   * The 503 for a request whose handling failed because the journal is unavailable (the
-   * 2025-11-25 session paths fail their stage with it); any other failure stays a failure.
-   */
-  static HttpResponse orRethrow(JournalAvailability journal, Throwable failure) {
-    if (JournalAvailability.isUnavailable(failure)) {
-      return HttpReplies.json(StatusCodes.SERVICE_UNAVAILABLE, JsonRpc.Response.error((JsonNode) null, journal.error()));
-    }
-    throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+  /** The 503 for a request whose handling failed because the journal is unavailable (the 2025-11-25 session paths). */
+  static HttpResponse unavailable(JournalAvailability journal) {
+    return HttpReplies.json(StatusCodes.SERVICE_UNAVAILABLE, JsonRpc.Response.error((JsonNode) null, journal.error()));
   }
 }

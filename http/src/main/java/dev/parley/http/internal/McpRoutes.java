@@ -64,9 +64,7 @@ public final class McpRoutes extends AllDirectives {
 
   public Route route() {
     return path(settings.path(), () -> extractRequest(request -> completeWithFuture(
-        handle(request)
-            .exceptionally(failure -> JournalOutageReplies.orRethrow(pipeline.journal(), failure)) // issue 17
-            .whenComplete((response, failure) -> observer.edgeResponded(response)))));
+        handle(request).whenComplete((response, failure) -> observer.edgeResponded(response)))));
   }
 
   /** The whole endpoint as a function; never fails. */
@@ -98,6 +96,9 @@ public final class McpRoutes extends AllDirectives {
         .thenCompose(strict -> handleBody(request, strict.getData().toArray(), principal))
         .exceptionally(failure -> {
           Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+          if (dev.parley.actors.internal.journal.JournalAvailability.isUnavailable(cause)) {
+            return JournalOutageReplies.unavailable(pipeline.journal()); // issue 17: a 2025 session path
+          }
           return cause instanceof EntityStreamSizeException
               ? HttpReplies.refusal(Refusal.BODY_TOO_LARGE, "Request body exceeds " + settings.maxBodyBytes() + " bytes")
               : HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.EntityAsks;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.runtime.Json;
@@ -35,13 +36,15 @@ public final class LegacySessions {
   private final ParleySettings settings;
   private final McpServerDefinition server;
   private final Discovery.ServerCapabilities serverCapabilities;
+  private final JournalAvailability journal;
 
   LegacySessions(ClusterSharding sharding, ParleySettings settings, McpServerDefinition server,
-      Discovery.ServerCapabilities serverCapabilities) {
+      Discovery.ServerCapabilities serverCapabilities, JournalAvailability journal) {
     this.sharding = sharding;
     this.settings = settings;
     this.server = server;
     this.serverCapabilities = serverCapabilities;
+    this.journal = journal;
   }
 
   /** {@code initialize}: negotiates the version (2025 rules: counter-offer, never an error) and opens a session. */
@@ -130,7 +133,8 @@ public final class LegacySessions {
 
   private CompletionStage<SessionEntity.Reply> ask(String sessionId,
       Function<ActorRef<SessionEntity.Reply>, SessionEntity.Command> message) {
-    return EntityAsks.ask(sharding.entityRefFor(SessionEntity.ENTITY_TYPE_KEY, sessionId), message,
-        settings.askAttemptTimeout(), settings.askTimeout());
+    // issue 17: a session in memory answers during a journal outage; one that is not ends with a 503
+    return EntityAsks.askUnlessUnanswered(journal, sharding.entityRefFor(SessionEntity.ENTITY_TYPE_KEY, sessionId),
+        message, settings.askAttemptTimeout(), settings.askTimeout());
   }
 }

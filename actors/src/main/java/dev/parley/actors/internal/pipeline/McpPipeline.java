@@ -72,8 +72,9 @@ public final class McpPipeline {
         new TaskHandOver(engine, tasks, caps), caps);
     this.tasks = tasks;
     this.listen = new ListenRequests(notifications);
-    this.sessions = new LegacySessions(sharding, settings, server, catalog.legacyCapabilities());
-    this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings);
+    this.sessions = new LegacySessions(sharding, settings, server, catalog.legacyCapabilities(),
+        JournalAvailability.get(system));
+    this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings, JournalAvailability.get(system));
     this.legacyCalls = new LegacyCalls(this);
     this.streamCursors = new StreamCursors(stateCodec);
     this.legacyCancellations = new LegacyCancellations(system);

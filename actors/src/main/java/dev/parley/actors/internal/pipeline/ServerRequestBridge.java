@@ -45,11 +45,14 @@ public final class ServerRequestBridge {
   private final RequestStateCodec stateCodec;
   private final ClusterSharding sharding;
   private final ParleySettings settings;
+  private final dev.parley.actors.internal.journal.JournalAvailability journal;
 
-  ServerRequestBridge(RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings) {
+  ServerRequestBridge(RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
+      dev.parley.actors.internal.journal.JournalAvailability journal) {
     this.stateCodec = stateCodec;
     this.sharding = sharding;
     this.settings = settings;
+    this.journal = journal;
   }
 
   /** The server→client requests for the questions of {@code waiting} not in {@code alreadySent}. */
@@ -97,7 +100,8 @@ public final class ServerRequestBridge {
     }
     JsonNode answer = response.result() != null ? response.result() : Json.object().put("action", "cancel");
     EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, target.callId());
-    return dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(call,
+    // issue 17: an answer the journal cannot take ends with a 503 (the client posts it again)
+    return dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>askUnlessUnanswered(journal, call,
             replyTo -> new ToolCallEntity.AnswerQuestion(target.key(), answer, principal,
                 capabilities == null ? Json.object() : (com.fasterxml.jackson.databind.node.ObjectNode) capabilities, replyTo),
             settings.askAttemptTimeout(), settings.askTimeout())

@@ -147,6 +147,7 @@ class JournalOutageOnPostgresTest {
         assertInputRequired(reply, first);
         pending.put("before-" + i, new Pending(first, reply.requestState()));
       }
+      String session = initialize(client).headers().firstValue("mcp-session-id").orElseThrow();
       String waitingTask = createTask(client, "approve_later", "waiting");
       eventually("the task asks", () -> "input_required".equals(taskStatus(client, waitingTask)));
       String workingTask = createTask(client, "work_through", "working");
@@ -208,6 +209,12 @@ class JournalOutageOnPostgresTest {
       ObjectNode echo = client.toolCall("echo", Json.object().put("caller", "during"));
       JsonText.assertText(assertCompleted(client.send(echo), echo), "echo during");
       assertEquals(200, client.send(client.request("tools/list", Json.object())).status());
+      // 2025-11-25: a session in memory is served; opening one needs the journal.
+      Reply ping = client.post("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}", sessionHeaders(session));
+      assertEquals(200, ping.status(), ping::body);
+      long initializing = System.nanoTime();
+      assertJournalUnavailable(initialize(client));
+      assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - initializing) < REFUSAL_BOUND_MS);
       assertEquals(200, client.send(client.request("server/discover", Json.object())).status());
       // The working task's second step runs now; its result cannot be journaled.
       taskMayFinish.countDown();
@@ -271,6 +278,18 @@ class JournalOutageOnPostgresTest {
 
   private EmbeddedPostgres startPostgres(int port) throws IOException {
     return EmbeddedPostgres.builder().setDataDirectory(postgresData).setCleanDataDirectory(false).setPort(port).start();
+  }
+
+  private static Reply initialize(McpTestClient client) {
+    return client.post("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+        + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+        + "\"clientInfo\":{\"name\":\"outage\",\"version\":\"1\"}}}",
+        Map.of("Content-Type", "application/json", "Accept", "application/json, text/event-stream"));
+  }
+
+  private static Map<String, String> sessionHeaders(String session) {
+    return Map.of("Content-Type", "application/json", "Accept", "application/json",
+        "Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-11-25");
   }
 
   private static String createTask(McpTestClient client, String tool, String caller) {
