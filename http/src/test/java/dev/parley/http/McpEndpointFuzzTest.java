@@ -39,7 +39,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Generated hostile traffic against a real server over HTTP: every method, mutated bodies
  * (members dropped, values swapped for other types, invalid Unicode, non-finite numbers, deep
- * nesting, truncated or garbled bytes), mutated headers and mutated {@code requestState}s.
+ * nesting, truncated or garbled bytes), mutated headers and mutated {@code requestState}s;
+ * 2025-11-25 session messages too ({@code initialize}, requests on a session, answers to a
+ * server→client request, mutated {@code Mcp-Session-Id} values).
  * Every reply is checked: no 5xx, a well-formed JSON-RPC answer whose id is the request's (or
  * null when the request had none readable), nothing journaled for a refused request, and the
  * server answers a normal call afterwards.
@@ -69,6 +71,9 @@ class McpEndpointFuzzTest {
 
   @AfterAll
   static void stop() {
+    if (waitingStream != null) {
+      waitingStream.close();
+    }
     if (server != null) {
       server.close();
     }
@@ -77,18 +82,24 @@ class McpEndpointFuzzTest {
   /** One generated request: its body bytes, its headers, and whether it must be refused. */
   private record Attempt(String what, byte[] body, Map<String, String> headers, boolean mustBeRefused) {}
 
+  /** A message to mutate and its headers (null: the standard 2026-07-28 headers of the message). */
+  private record Base(ObjectNode message, Map<String, String> headers) {}
+
+  /** Keeps a 2025-11-25 call waiting, so that answers to its question can be fuzzed. */
+  private static SseConnection waitingStream;
+
   @Test
   void generatedMalformedAndMutatedRequestsAreAnsweredWellAndRefusedOnesPersistNothing() {
     Random random = new Random(SEED);
-    List<ObjectNode> bases = bases();
+    List<Base> bases = bases();
     Map<String, Integer> statuses = new TreeMap<>();
     Map<String, Integer> codes = new TreeMap<>();
     List<String> findings = new ArrayList<>();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS);
     int tries = 0;
     for (; tries < TRIES && System.nanoTime() < deadline; tries++) {
-      ObjectNode base = bases.get(random.nextInt(bases.size())).deepCopy();
-      Attempt attempt = mutate(base, random);
+      Base base = bases.get(random.nextInt(bases.size()));
+      Attempt attempt = mutate(base.message().deepCopy(), base.headers(), random);
       long journaledBefore = JournalRows.count(data);
       Answer answer = send(attempt);
       statuses.merge(Integer.toString(answer.status), 1, Integer::sum);
@@ -120,8 +131,12 @@ class McpEndpointFuzzTest {
 
   // --- what is sent ---------------------------------------------------------------------------
 
-  /** A valid request of every method, and retries of real calls waiting for answers. */
-  private static List<ObjectNode> bases() {
+  /**
+   * A valid request of every method, retries of real calls waiting for answers, and 2025-11-25
+   * session messages: {@code initialize}, requests on a real session, and answers to a real
+   * server→client request.
+   */
+  private static List<Base> bases() {
     List<ObjectNode> bases = new ArrayList<>();
     bases.add(client.request("server/discover", null));
     bases.add(client.request("tools/list", null));
@@ -154,10 +169,47 @@ class McpEndpointFuzzTest {
       bases.add(client.retry(greet, greeted.requestState(), McpTestClient.accept("who",
           Json.object().put("name", "Ann").put("age", 40))));
     }
+    List<Base> all = new ArrayList<>(bases.stream().map(message -> new Base(message, null)).toList());
+    all.addAll(sessionBases());
+    return all;
+  }
+
+  /** 2025-11-25: initialize, a session's requests (none that asks), and answers to a waiting call's question. */
+  private static List<Base> sessionBases() {
+    List<Base> bases = new ArrayList<>();
+    Map<String, String> plain = new java.util.LinkedHashMap<>();
+    plain.put("Content-Type", "application/json");
+    plain.put("Accept", "application/json, text/event-stream");
+    ObjectNode initialize = McpTestClient.object("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+        + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"elicitation\":{}},"
+        + "\"clientInfo\":{\"name\":\"fuzz\",\"version\":\"1\"}}}");
+    bases.add(new Base(initialize, plain));
+    String session = client.post(Json.write(initialize), plain).headers().firstValue("mcp-session-id").orElseThrow();
+    Map<String, String> onSession = new java.util.LinkedHashMap<>(plain);
+    onSession.put("Accept", "application/json");
+    onSession.put("Mcp-Session-Id", session);
+    onSession.put("MCP-Protocol-Version", "2025-11-25");
+    for (String message : List.of(
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}",
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")) {
+      bases.add(new Base(McpTestClient.object(message), onSession));
+    }
+    Map<String, String> streaming = new java.util.LinkedHashMap<>(onSession);
+    streaming.put("Accept", "application/json, text/event-stream");
+    waitingStream = SseConnection.open(server.port(), McpTestClient.object("{\"jsonrpc\":\"2.0\",\"id\":6,"
+        + "\"method\":\"tools/call\",\"params\":{\"name\":\"greet\",\"arguments\":{\"greeting\":\"Hi\"}}}"), streaming);
+    JsonNode question = waitingStream.nextMessage();
+    ObjectNode answer = Json.object().put("jsonrpc", "2.0");
+    answer.set("id", question.path("id"));
+    answer.set("result", McpTestClient.object("{\"action\":\"accept\",\"content\":{\"name\":\"Ann\",\"age\":40}}"));
+    bases.add(new Base(answer, onSession));
     return bases;
   }
 
-  private static Attempt mutate(ObjectNode request, Random random) {
+  private static Attempt mutate(ObjectNode request, Map<String, String> baseHeaders, Random random) {
     List<String> what = new ArrayList<>();
     boolean mustBeRefused = false;
     String hostileText = null;
@@ -169,7 +221,8 @@ class McpEndpointFuzzTest {
       ((ObjectNode) request.get("params")).put("requestState", mutateState(request.path("params").path("requestState").asText(), random));
       what.add("requestState");
     }
-    Map<String, String> headers = McpTestClient.standardHeaders(request);
+    Map<String, String> headers = baseHeaders != null
+        ? new java.util.LinkedHashMap<>(baseHeaders) : McpTestClient.standardHeaders(request);
     String text = Json.write(request);
     switch (random.nextInt(6)) {
       case 0 -> {
@@ -356,8 +409,9 @@ class McpEndpointFuzzTest {
   }
 
   private static String mutateHeaders(Map<String, String> headers, Random random) {
-    String[] names = {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Content-Type", "Accept", "Origin"};
-    String name = names[random.nextInt(names.length)];
+    String[] names = {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Content-Type", "Accept", "Origin",
+        "Mcp-Session-Id"};
+    String name = names[random.nextInt(headers.containsKey("Mcp-Session-Id") ? names.length : names.length - 1)];
     String value = switch (random.nextInt(7)) {
       case 0 -> null;
       case 1 -> "";
