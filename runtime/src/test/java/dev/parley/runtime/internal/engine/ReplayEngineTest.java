@@ -517,8 +517,9 @@ class ReplayEngineTest {
     assertTrue(completed(run(tool, null, CallHistory.EMPTY)).path("isError").asBoolean());
   }
 
+  /** Issue 17: a step the journal did not take ends the run as retryable, not as the tool's failure. */
   @Test
-  void aJournalThatCannotRecordFailsTheRun() throws Exception {
+  void aJournalThatCannotRecordEndsTheRunAsJournalUnavailable() throws Exception {
     AtomicInteger charges = new AtomicInteger();
     StepJournal broken = (name, value) -> {
       throw new IllegalStateException("journal unavailable");
@@ -526,7 +527,30 @@ class ReplayEngineTest {
 
     RunOutcome outcome = run(chargeTool(charges), null, RunEnvironment.of("alice", FORM_ONLY), CallHistory.EMPTY, broken);
 
-    assertTrue(completed(outcome).path("isError").asBoolean());
+    assertTrue(outcome instanceof RunOutcome.Failed, outcome::toString);
+    assertEquals(dev.parley.runtime.ErrorCodes.JOURNAL_UNAVAILABLE, ((RunOutcome.Failed) outcome).error().code());
+  }
+
+  /** A handler that catches every exception around its step cannot go on as if it was journaled. */
+  @Test
+  void aHandlerCannotSwallowAStepTheJournalDidNotTake() throws Exception {
+    StepJournal broken = (name, value) -> {
+      throw new IllegalStateException("journal unavailable");
+    };
+    ToolDefinition<ObjectNode> swallowing = ToolDefinition.tool("swallow", Json.parse("{\"type\":\"object\"}"))
+        .description("Catches everything around its step.")
+        .handler((args, ctx) -> {
+          try {
+            ctx.step("charge", Integer.class, () -> 1);
+          } catch (Exception ignored) {
+            // goes on as if the step had been journaled
+          }
+          return dev.parley.runtime.ToolResult.text("went on");
+        });
+
+    RunOutcome outcome = run(swallowing, null, RunEnvironment.of("alice", FORM_ONLY), CallHistory.EMPTY, broken);
+
+    assertEquals(dev.parley.runtime.ErrorCodes.JOURNAL_UNAVAILABLE, ((RunOutcome.Failed) outcome).error().code());
   }
 
   // --- idempotency keys of steps -------------------------------------------------------------
