@@ -140,8 +140,10 @@ public final class JsonRpc {
    */
   public static ClientResponse responseOrNull(byte[] body, RequestLimits limits) {
     JsonNode root;
-    try {
-      root = SINGLE_VALUE.readTree(body);
+    RequestChecks.Parser checked;
+    try (RequestChecks.Parser parser = new RequestChecks.Parser(SINGLE_VALUE.createParser(body), limits)) {
+      checked = parser;
+      root = SINGLE_VALUE.readTree(parser);
     } catch (java.io.IOException e) {
       return null;
     }
@@ -149,7 +151,9 @@ public final class JsonRpc {
         || !(root.has("result") || root.has("error"))) {
       return null;
     }
-    RequestChecks.check(root, limits);
+    if (checked.problem() != null) {
+      throw checked.problem();
+    }
     JsonNode id = root.get("id");
     return new ClientResponse(id != null && (id.isTextual() || id.isIntegralNumber()) ? id : null,
         root.get("result"), root.get("error"));
