@@ -100,6 +100,13 @@ public final class ReplayEngine {
     if (cause == null) {
       return new RunOutcome.Completed(value);
     }
+    if (cause instanceof EarlyResult early) {
+      // answer.orElseReturn(...): the tool's result for a declined or cancelled question.
+      return Methods.TOOLS_CALL.equals(target.method())
+          ? new RunOutcome.Completed(early.result().toWire())
+          : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
+              "orElseReturn ends tool calls only; " + target.method() + " " + target.name() + " used it", null));
+    }
     if (cause instanceof RoundEnds || cause instanceof BecomesTask) {
       context.carrySeed();
     }
