@@ -42,7 +42,24 @@ final class TestTools {
 
   record NoArgs() {}
 
+  /** Whether the tools are declared with annotations ({@link AnnotatedTestTools}) instead of the builder. */
+  private final boolean annotated;
+
+  TestTools() {
+    this(false);
+  }
+
+  TestTools(boolean annotated) {
+    this.annotated = annotated;
+  }
+
   McpServerDefinition definition() {
+    if (annotated) {
+      return McpServerDefinition.builder("parley-http-tests", "0.0.1")
+          .instructions("Tools for the HTTP endpoint tests.")
+          .annotated(new AnnotatedTestTools(greetings, bookings))
+          .build();
+    }
     return McpServerDefinition.builder("parley-http-tests", "0.0.1")
         .instructions("Tools for the HTTP endpoint tests.")
         .tool(echo())
