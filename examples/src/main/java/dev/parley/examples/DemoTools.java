@@ -7,9 +7,10 @@ import dev.parley.runtime.McpApps;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.Title;
-import dev.parley.runtime.ToolAnnotations;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
+import dev.parley.runtime.annotations.Arg;
+import dev.parley.runtime.annotations.Tool;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +23,10 @@ import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
-/** The seed scenarios of the demo server (DESIGN.md §9), written against the public author API. */
+/**
+ * The seed scenarios of the demo server (DESIGN.md §9), written against the public author API:
+ * most with the builder, {@code check_availability} with an annotation.
+ */
 public final class DemoTools {
   /** Dates the venue is never free on, so the "taken date" path is easy to try. */
   static final Set<String> TAKEN_DATES = Set.of("2026-12-24", "2026-12-31");
@@ -52,7 +56,7 @@ public final class DemoTools {
         .tool(scheduleRelease())
         .tool(createInvoice())
         .tool(bookVenue())
-        .tool(checkAvailability())
+        .annotated(this) // the @Tool methods of this class: check_availability
         .tool(publishReport())
         .resource(VenueCalendar.view())
         .tool(venueCalendar())
@@ -113,21 +117,16 @@ public final class DemoTools {
         });
   }
 
-  public record CheckAvailability(@Description("Event date, YYYY-MM-DD") LocalDate date) {}
-
-  /** A one-round, read-only tool: it asks nothing, so it never becomes durable. */
-  ToolDefinition<CheckAvailability> checkAvailability() {
-    return ToolDefinition.tool("check_availability", CheckAvailability.class)
-        .title("Check venue availability")
-        .description("Tells whether the venue is free on a date.")
-        .annotations(ToolAnnotations.readOnly())
-        .handler((args, ctx) -> {
-          String date = args.date().toString();
-          return isTaken(date, null)
-              ? ToolResult.text("The venue is taken on " + date + "; the next free date is " + nextFreeDate(args.date(), null) + ".")
-              : ToolResult.text("The venue is free on " + date + ".");
-        });
+  // snippet: check_availability
+  /** A one-round, read-only tool declared with an annotation: it asks nothing, so it never becomes durable. */
+  @Tool(name = "check_availability", title = "Check venue availability",
+      description = "Tells whether the venue is free on a date.", readOnly = true)
+  String checkAvailability(@Arg(value = "date", description = "Event date, YYYY-MM-DD") LocalDate date) {
+    return isTaken(date.toString(), null)
+        ? "The venue is taken on " + date + "; the next free date is " + nextFreeDate(date, null) + "."
+        : "The venue is free on " + date + ".";
   }
+  // end snippet
 
   public record VenueMonth(@Description("Month, YYYY-MM") String month) {}
 
