@@ -284,6 +284,7 @@ public final class ReplayEngine {
 
     private <T> T recordedStep(String name, Class<T> type, Supplier<T> action) {
       JsonNode recorded = history.steps().get(name);
+      journal.reached(name, recorded != null);
       if (recorded == null) {
         refuseAfterTheRoundEnded();
         synchronized (newSteps) {
