@@ -72,11 +72,16 @@ final class TestTools {
 
   /** Boots the test server on a free loopback port. */
   static McpHttpServer start(TestTools tools, Path dataDirectory) {
+    return start(tools, dataDirectory, "");
+  }
+
+  /** Boots the test server with {@code moreConfig} above {@link #CONFIG}. */
+  static McpHttpServer start(TestTools tools, Path dataDirectory, String moreConfig) {
     return McpHttpServer.builder(tools.definition())
         .dataDirectory(dataDirectory)
         .port(0)
         .principals(PRINCIPALS)
-        .config(ConfigFactory.parseString(CONFIG))
+        .config(ConfigFactory.parseString(CONFIG + "\n" + moreConfig))
         .start();
   }
 

@@ -149,7 +149,9 @@ public final class ReplayCheck {
       int position = reached.size();
       reached.add(name);
       if (!recorded) {
-        boolean inProgress = recording.status() == CallRecording.Status.WORKING;
+        // A run in progress (or a cancelled task) stopped somewhere after its last journaled step.
+        boolean inProgress = recording.status() == CallRecording.Status.WORKING
+            || recording.status() == CallRecording.Status.CANCELLED;
         if (inProgress && position >= recordedSteps.size()) {
           endOfRecording = true; // where the live run is now: nothing to compare beyond
         } else {
