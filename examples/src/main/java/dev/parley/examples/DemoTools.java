@@ -65,9 +65,9 @@ public final class DemoTools {
 
   public record ScheduleRelease(@Description("The service to release") String service) {}
 
+  // snippet: schedule_release
   public record Window(@Title("Release window start") Instant window) {}
 
-  // snippet: schedule_release
   ToolDefinition<ScheduleRelease> scheduleRelease() {
     return ToolDefinition.tool("schedule_release", ScheduleRelease.class)
         .title("Schedule a release")
