@@ -7,6 +7,7 @@ import dev.parley.runtime.McpApps;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.Title;
+import dev.parley.runtime.ToolAnnotations;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 import dev.parley.runtime.annotations.Arg;

@@ -116,10 +116,8 @@ class DemoToolsTestKitTest {
           .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(200, exported.statusCode(), exported.body());
 
-      // snippet: replay_check
-      CallRecording waiting = ReplayCheck.read(exported.body()); // GET /calls/{id}/history
-      ReplayCheck.check(tools.definition(), waiting).assertDeterministic();
-      // end snippet
+      assertReplays(exported.body());
+      CallRecording waiting = ReplayCheck.read(exported.body());
 
       // A "harmless" rename of the answer record's field changes the question: caught.
       record RenamedWindow(@dev.parley.runtime.Title("Release window start") java.time.Instant start) {}
@@ -135,6 +133,14 @@ class DemoToolsTestKitTest {
       server.close();
     }
   }
+
+  // snippet: replay_check
+  /** A call's history, exported from a node with GET /calls/{id}/history, against today's code. */
+  void assertReplays(String exportedHistory) {
+    CallRecording recording = ReplayCheck.read(exportedHistory);
+    ReplayCheck.check(tools.definition(), recording).assertDeterministic();
+  }
+  // end snippet
 
   /** The one call the node journaled (its data directory holds only this test's calls). */
   private static String onlyCallId(Path dataDirectory) throws Exception {
