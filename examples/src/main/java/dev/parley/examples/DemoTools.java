@@ -2,17 +2,19 @@ package dev.parley.examples;
 
 import dev.parley.runtime.CallContext;
 import dev.parley.runtime.Description;
-import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
-import dev.parley.runtime.Elicitation.FormField;
 import dev.parley.runtime.McpApps;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
+import dev.parley.runtime.Title;
 import dev.parley.runtime.ToolAnnotations;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
+import dev.parley.runtime.annotations.Arg;
+import dev.parley.runtime.annotations.Tool;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.YearMonth;
 import java.time.format.DateTimeParseException;
@@ -22,18 +24,19 @@ import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
-/** The seed scenarios of the demo server (DESIGN.md §9), written against the public author API. */
+/**
+ * The seed scenarios of the demo server (DESIGN.md §9), written against the public author API:
+ * most with the builder, {@code check_availability} with an annotation.
+ */
 public final class DemoTools {
   /** Dates the venue is never free on, so the "taken date" path is easy to try. */
   static final Set<String> TAKEN_DATES = Set.of("2026-12-24", "2026-12-31");
-  static final List<String> CURRENCIES = List.of("EUR", "USD", "GBP", "CHF");
   /** The sections of a venue contract; book_venue writes one per journaled step. */
   static final List<String> CONTRACT_PARTS = List.of("parties and date", "guests and catering", "deposit and cancellation");
   /** How long writing one contract section takes (the "long part" that runs as a task). */
   static final Duration CONTRACT_PART_TIME = Duration.ofMillis(500);
   /** How long drafting a report takes. */
   static final Duration DRAFT_TIME = Duration.ofSeconds(1);
-  static final List<String> CHANNELS = List.of("intranet", "website");
   private static final long PAUSE_SLICE_MILLIS = 50;
 
   private final DemoLedger ledger;
@@ -54,7 +57,7 @@ public final class DemoTools {
         .tool(scheduleRelease())
         .tool(createInvoice())
         .tool(bookVenue())
-        .tool(checkAvailability())
+        .annotated(this) // the @Tool methods of this class: check_availability
         .tool(publishReport())
         .resource(VenueCalendar.view())
         .tool(venueCalendar())
@@ -64,34 +67,34 @@ public final class DemoTools {
   public record ScheduleRelease(@Description("The service to release") String service) {}
 
   // snippet: schedule_release
+  public record Window(@Title("Release window start") Instant window) {}
+
   ToolDefinition<ScheduleRelease> scheduleRelease() {
     return ToolDefinition.tool("schedule_release", ScheduleRelease.class)
         .title("Schedule a release")
         .description("Asks for a release window, then schedules the release.")
         .handler((args, ctx) -> {
-          ElicitAnswer answer = ctx.elicit("window", Elicitation.form("When should " + args.service() + " be released?")
-              .field("window", FormField.string("Release window start", "date-time"))
-              .build());
-          if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
-            return ToolResult.text("No release scheduled for " + args.service() + ": the request was "
-                + describe(answer) + ".");
-          }
-          String window = accepted.string("window");
-          // A journaled step: its result is journaled, so it runs once however often the handler
-          // is re-run. Its key is the same if a crash makes it run again: the ledger (the outside
-          // world) keeps one entry per key, so the release is scheduled exactly once.
+          Window answer = ctx.elicit("window", Elicitation.form("When should " + args.service() + " be released?",
+                  Window.class))
+              .orElseReturn(no -> ToolResult.text("No release scheduled for " + args.service() + ": the request was " + no + "."));
+          // A journaled step runs once however often the handler is re-run; its key is the same
+          // after a crash, and the ledger keeps one entry per key: scheduled exactly once.
           String ticket = ctx.step("schedule", String.class, key -> {
             String id = "REL-" + key.substring(0, 8);
-            ledger.append("release", key, id, args.service(), window);
+            ledger.append("release", key, id, args.service(), answer.window().toString());
             return id;
           });
-          return ToolResult.text("Release " + ticket + " of " + args.service() + " scheduled for " + window + ".");
+          return ToolResult.text("Release " + ticket + " of " + args.service() + " scheduled for " + answer.window() + ".");
         });
   }
   // end snippet
 
   public record CreateInvoice(@Description("Who the invoice is for") String client,
                               @Description("Amount in the invoice currency") double amount) {}
+
+  public enum Currency { EUR, USD, GBP, CHF }
+
+  public record InvoiceCurrency(@Title("Currency") Currency currency) {}
 
   // snippet: create_invoice_scopes
   ToolDefinition<CreateInvoice> createInvoice() {
@@ -101,39 +104,30 @@ public final class DemoTools {
         .requiredScopes("invoice:write") // with parley.auth on, only tokens with this scope see and call it
         // end snippet
         .handler((args, ctx) -> {
-          ElicitAnswer answer = ctx.elicit("currency", Elicitation.form("Which currency should the invoice for "
-                  + args.client() + " use?")
-              .field("currency", FormField.choice("Currency", CURRENCIES).defaultValue("EUR"))
-              .build());
-          if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
-            return ToolResult.text("No invoice created for " + args.client() + ": the request was "
-                + describe(answer) + ".");
-          }
-          String currency = accepted.string("currency");
+          Currency currency = ctx.elicit("currency", Elicitation.form("Which currency should the invoice for "
+                  + args.client() + " use?", InvoiceCurrency.class).defaultValue("currency", Currency.EUR))
+              .orElseReturn(no -> ToolResult.text("No invoice created for " + args.client() + ": the request was "
+                  + no + "."))
+              .currency();
           String id = "INV-" + ctx.randomUuid().toString().substring(0, 8);
           String number = ctx.step("issue", String.class, key -> {
-            ledger.append("invoice", key, id, args.client(), String.valueOf(args.amount()), currency);
+            ledger.append("invoice", key, id, args.client(), String.valueOf(args.amount()), currency.name());
             return id;
           });
           return ToolResult.text("Invoice " + number + " for " + args.client() + ": " + args.amount() + " " + currency + ".");
         });
   }
 
-  public record CheckAvailability(@Description("Event date, YYYY-MM-DD") LocalDate date) {}
-
-  /** A one-round, read-only tool: it asks nothing, so it never becomes durable. */
-  ToolDefinition<CheckAvailability> checkAvailability() {
-    return ToolDefinition.tool("check_availability", CheckAvailability.class)
-        .title("Check venue availability")
-        .description("Tells whether the venue is free on a date.")
-        .annotations(ToolAnnotations.readOnly())
-        .handler((args, ctx) -> {
-          String date = args.date().toString();
-          return isTaken(date, null)
-              ? ToolResult.text("The venue is taken on " + date + "; the next free date is " + nextFreeDate(args.date(), null) + ".")
-              : ToolResult.text("The venue is free on " + date + ".");
-        });
+  // snippet: check_availability
+  /** A one-round, read-only tool declared with an annotation: it asks nothing, so it never becomes durable. */
+  @Tool(name = "check_availability", title = "Check venue availability",
+      description = "Tells whether the venue is free on a date.", readOnly = true)
+  String checkAvailability(@Arg(value = "date", description = "Event date, YYYY-MM-DD") LocalDate date) {
+    return isTaken(date.toString(), null)
+        ? "The venue is taken on " + date + "; the next free date is " + nextFreeDate(date, null) + "."
+        : "The venue is free on " + date + ".";
   }
+  // end snippet
 
   public record VenueMonth(@Description("Month, YYYY-MM") String month) {}
 
@@ -165,6 +159,8 @@ public final class DemoTools {
   public record BookVenue(@Description("Event date, YYYY-MM-DD") LocalDate date,
                           @Description("Number of guests") int guests) {}
 
+  public record AlternativeDate(@Title("Event date") LocalDate date) {}
+
   ToolDefinition<BookVenue> bookVenue() {
     return ToolDefinition.tool("book_venue", BookVenue.class)
         .title("Book the venue")
@@ -185,24 +181,18 @@ public final class DemoTools {
     String date = args.date().toString();
     if (isTaken(date, bookingId)) {
       String suggestion = nextFreeDate(args.date(), bookingId);
-      ElicitAnswer answer = ctx.elicit("alternative_date", Elicitation.form(date + " is taken. Which date instead?")
-          .field("date", FormField.string("Event date", "date").defaultValue(suggestion))
-          .build());
-      if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
-        return ToolResult.text("Nothing booked: the date question was " + describe(answer) + ".");
-      }
-      date = accepted.string("date");
+      date = ctx.elicit("alternative_date", Elicitation.form(date + " is taken. Which date instead?",
+              AlternativeDate.class).defaultValue("date", suggestion))
+          .orElseReturn(no -> ToolResult.text("Nothing booked: the date question was " + no + "."))
+          .date().toString();
       if (isTaken(date, bookingId)) {
         return ToolResult.error("Nothing booked: " + date + " is taken too.");
       }
     }
     String url = paymentBaseUrl.get() + "/pay/" + depositId;
     for (int attempt = 1; !ledger.contains("deposit", depositId); attempt++) {
-      ElicitAnswer answer = ctx.elicit("deposit_" + attempt,
-          Elicitation.url("Pay the 200 EUR deposit for " + date + " on the payment page.", url));
-      if (!(answer instanceof ElicitAnswer.Accepted)) {
-        return ToolResult.text("Nothing booked: the deposit request was " + describe(answer) + ".");
-      }
+      ctx.elicit("deposit_" + attempt, Elicitation.url("Pay the 200 EUR deposit for " + date + " on the payment page.", url))
+          .orElseReturn(no -> ToolResult.text("Nothing booked: the deposit request was " + no + "."));
     }
     String bookedDate = date;
     // The questions are over; writing the contract takes a while. A client that declared the
@@ -211,7 +201,7 @@ public final class DemoTools {
     int parts = CONTRACT_PARTS.size();
     for (int part = 1; part <= parts; part++) {
       String section = CONTRACT_PARTS.get(part - 1);
-      ctx.progress(part - 1, (double) parts, "Writing contract, part " + part + " of " + parts + ": " + section);
+      ctx.progress(part - 1, parts, "Writing contract, part " + part + " of " + parts + ": " + section);
       String which = "part " + part + " of " + parts;
       ctx.step("contract_" + part, String.class, key -> {
         pause(ctx, CONTRACT_PART_TIME);
@@ -219,7 +209,7 @@ public final class DemoTools {
         return section;
       });
     }
-    ctx.progress(parts, (double) parts, "Contract written; booking the venue");
+    ctx.progress(parts, parts, "Contract written; booking the venue");
     String booking = ctx.step("book", String.class, key -> {
       ledger.append("booking", key, bookingId, bookedDate, String.valueOf(args.guests()));
       return bookingId;
@@ -229,6 +219,11 @@ public final class DemoTools {
   }
 
   public record PublishReport(@Description("Title of the report") String title) {}
+
+  /** The wire values are the constant names, so they are lower case. */
+  public enum Channel { intranet, website }
+
+  public record Approval(@Title("Where to publish") Channel channel) {}
 
   // snippet: publish_report
   ToolDefinition<PublishReport> publishReport() {
@@ -248,20 +243,16 @@ public final class DemoTools {
           });
           ctx.progress(1, 2.0, "Draft ready (" + pages + " pages); waiting for approval");
           // In a task, a question makes the task input_required; tasks/update answers it.
-          ElicitAnswer answer = ctx.elicit("approval", Elicitation.form("Publish the " + pages + "-page report \""
-                  + args.title() + "\"?")
-              .field("channel", FormField.choice("Where to publish", CHANNELS).defaultValue("intranet"))
-              .build());
-          if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
-            return ToolResult.text("Report \"" + args.title() + "\" not published: the approval was "
-                + describe(answer) + ".");
-          }
-          String channel = accepted.string("channel");
+          Channel channel = ctx.elicit("approval", Elicitation.form("Publish the " + pages + "-page report \""
+                  + args.title() + "\"?", Approval.class).defaultValue("channel", Channel.intranet))
+              .orElseReturn(no -> ToolResult.text("Report \"" + args.title() + "\" not published: the approval was "
+                  + no + "."))
+              .channel();
           // The report id comes from the step's key, not from UUID.randomUUID(): a re-run after a
           // crash publishes under the same id, and the ledger keeps it once.
           String report = ctx.step("publish", String.class, key -> {
             String id = "RPT-" + key.substring(0, 8);
-            ledger.append("report", key, id, channel, args.title());
+            ledger.append("report", key, id, channel.name(), args.title());
             return id;
           });
           return ToolResult.text("Published \"" + args.title() + "\" (" + report + ", " + pages + " pages) on the "
@@ -307,9 +298,5 @@ public final class DemoTools {
       candidate = candidate.plusDays(1);
     }
     return candidate.toString();
-  }
-
-  private static String describe(ElicitAnswer answer) {
-    return answer instanceof ElicitAnswer.Declined ? "declined" : "cancelled";
   }
 }

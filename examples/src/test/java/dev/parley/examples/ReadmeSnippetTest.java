@@ -35,7 +35,8 @@ class ReadmeSnippetTest {
   void theDocsShowEverySnippetExactlyAsCompiled() throws Exception {
     String docs = allDocs();
     int found = 0;
-    try (Stream<Path> sources = Files.walk(Path.of("src/main/java"))) {
+    // Main sources (the demo) and test sources (the guide's test kit examples).
+    try (Stream<Path> sources = Stream.concat(Files.walk(Path.of("src/main/java")), Files.walk(Path.of("src/test/java")))) {
       for (Path file : sources.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
         Matcher matcher = SNIPPET.matcher(Files.readString(file));
         while (matcher.find()) {

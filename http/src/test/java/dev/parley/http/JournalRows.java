@@ -13,6 +13,26 @@ import java.sql.Statement;
 final class JournalRows {
   private JournalRows() {}
 
+  /** The entity ids (after {@code "ToolCall|"} etc.) whose persistence id starts with {@code prefix}, oldest first. */
+  static java.util.List<String> entityIds(Path dataDirectory, String prefix) {
+    JournalDatabase database = new JournalDatabase.H2File(dataDirectory);
+    try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+         Statement statement = connection.createStatement();
+         ResultSet result = statement.executeQuery("SELECT \"persistence_id\" FROM \"event_journal\" "
+             + "GROUP BY \"persistence_id\" ORDER BY MIN(\"ordering\")")) {
+      java.util.List<String> ids = new java.util.ArrayList<>();
+      while (result.next()) {
+        String id = result.getString(1);
+        if (id.startsWith(prefix)) {
+          ids.add(id.substring(prefix.length()));
+        }
+      }
+      return ids;
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read the journal in " + dataDirectory, e);
+    }
+  }
+
   static long count(Path dataDirectory) {
     JournalDatabase database = new JournalDatabase.H2File(dataDirectory);
     try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());

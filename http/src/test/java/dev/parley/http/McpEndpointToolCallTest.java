@@ -30,13 +30,17 @@ class McpEndpointToolCallTest {
   @TempDir
   static Path data;
 
-  private static TestTools tools;
-  private static McpHttpServer server;
-  private static McpTestClient client;
+  static TestTools tools;
+  static McpHttpServer server;
+  static McpTestClient client;
 
   @BeforeAll
   static void start() {
-    tools = new TestTools();
+    startWith(new TestTools());
+  }
+
+  static void startWith(TestTools declared) {
+    tools = declared;
     server = TestTools.start(tools, data);
     client = new McpTestClient(server.port());
   }

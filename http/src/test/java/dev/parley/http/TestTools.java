@@ -42,7 +42,24 @@ final class TestTools {
 
   record NoArgs() {}
 
+  /** Whether the tools are declared with annotations ({@link AnnotatedTestTools}) instead of the builder. */
+  private final boolean annotated;
+
+  TestTools() {
+    this(false);
+  }
+
+  TestTools(boolean annotated) {
+    this.annotated = annotated;
+  }
+
   McpServerDefinition definition() {
+    if (annotated) {
+      return McpServerDefinition.builder("parley-http-tests", "0.0.1")
+          .instructions("Tools for the HTTP endpoint tests.")
+          .annotated(new AnnotatedTestTools(greetings, bookings))
+          .build();
+    }
     return McpServerDefinition.builder("parley-http-tests", "0.0.1")
         .instructions("Tools for the HTTP endpoint tests.")
         .tool(echo())
@@ -55,11 +72,16 @@ final class TestTools {
 
   /** Boots the test server on a free loopback port. */
   static McpHttpServer start(TestTools tools, Path dataDirectory) {
+    return start(tools, dataDirectory, "");
+  }
+
+  /** Boots the test server with {@code moreConfig} above {@link #CONFIG}. */
+  static McpHttpServer start(TestTools tools, Path dataDirectory, String moreConfig) {
     return McpHttpServer.builder(tools.definition())
         .dataDirectory(dataDirectory)
         .port(0)
         .principals(PRINCIPALS)
-        .config(ConfigFactory.parseString(CONFIG))
+        .config(ConfigFactory.parseString(CONFIG + "\n" + moreConfig))
         .start();
   }
 

@@ -18,6 +18,15 @@ public interface CallContext {
    */
   ElicitAnswer elicit(String key, Elicitation question);
 
+  /**
+   * Asks a typed form ({@link Elicitation#form(String, Class)}): the recorded answer with the
+   * form's values as an {@code R}. Same rules as {@link #elicit(String, Elicitation)}; the
+   * question's fingerprint is that of its form.
+   */
+  default <R> FormAnswer<R> elicit(String key, Elicitation.TypedForm<R> question) {
+    return FormAnswer.of(elicit(key, question.form()), question.answerType());
+  }
+
   /** Asks several questions in one round; returns the answers in the order asked. */
   Map<String, ElicitAnswer> elicitAll(Map<String, ? extends Elicitation> questions);
 
@@ -94,6 +103,16 @@ public interface CallContext {
 
   /** Reports progress; a no-op when the client did not ask for progress. */
   void progress(double done, Double total, String message);
+
+  /** Reports progress towards a known total ({@code ctx.progress(part, parts, "...")}, no casts). */
+  default void progress(double done, double total, String message) {
+    progress(done, Double.valueOf(total), message);
+  }
+
+  /** Reports progress without a known total. */
+  default void progress(double done, String message) {
+    progress(done, (Double) null, message);
+  }
 
   /** True once the client has gone away (it closed the stream) or the call was cancelled. */
   boolean isCancelled();

@@ -2,13 +2,26 @@ package dev.parley.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.engine.EarlyResult;
+
+import java.util.function.Function;
 
 /**
  * The user's answer to an elicitation. All three outcomes are normal: a handler decides what a
  * decline or a cancel means for its call.
  */
 public sealed interface ElicitAnswer extends InputAnswer {
+
+  /**
+   * This answer if the user accepted; when they declined or cancelled, the tool call ends here
+   * with the result {@code onRefusal} makes (only in a tool handler).
+   */
+  default Accepted orElseReturn(Function<Refusal, ToolResult> onRefusal) {
+    if (this instanceof Accepted accepted) {
+      return accepted;
+    }
+    throw new EarlyResult(onRefusal.apply(this instanceof Declined ? Refusal.DECLINED : Refusal.CANCELLED));
+  }
 
   /** The user accepted; {@code content} holds the form values (empty for URL mode). */
   record Accepted(ObjectNode content) implements ElicitAnswer {

@@ -4,6 +4,7 @@ import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.schema.RecordSchemas;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 
 import java.util.LinkedHashMap;
@@ -16,6 +17,16 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
 
   static Form.Builder form(String message) {
     return new Form.Builder(message);
+  }
+
+  /**
+   * A form whose {@code requestedSchema} is derived from the record {@code answerType} (flat:
+   * string, number, integer, boolean, enum, date and date-time components; {@link Title} and
+   * {@link Description} label them; {@code Optional} ones are not required). Ask it with
+   * {@link CallContext#elicit(String, TypedForm)} to get the answer as an {@code R}.
+   */
+  static <R extends Record> TypedForm<R> form(String message, Class<R> answerType) {
+    return new TypedForm<>(new Form(message, RecordSchemas.deriveForm(answerType)), answerType);
   }
 
   /** URL mode: the user opens {@code url} out of band; {@code accept} only means they agreed to. */
@@ -77,6 +88,28 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
         }
         return new Form(message, schema);
       }
+    }
+  }
+
+  /**
+   * A form question answered by an {@code R}. On the wire it is exactly {@link #form()}: its
+   * fingerprint is the fingerprint of that form, so it changes when the message, the record's
+   * components (names, types, titles, descriptions) or a default change.
+   */
+  record TypedForm<R>(Form form, Class<R> answerType) {
+    public TypedForm {
+      Objects.requireNonNull(form, "form");
+      Objects.requireNonNull(answerType, "answerType");
+    }
+
+    /** The same form with a default value for {@code field} (e.g. a suggestion computed in the handler). */
+    public TypedForm<R> defaultValue(String field, Object value) {
+      ObjectNode schema = form.requestedSchema().deepCopy();
+      if (!(schema.path("properties").get(field) instanceof ObjectNode property)) {
+        throw new IllegalArgumentException(answerType.getSimpleName() + " has no field '" + field + "'");
+      }
+      property.set("default", Json.tree(value));
+      return new TypedForm<>(new Form(form.message(), schema), answerType);
     }
   }
 

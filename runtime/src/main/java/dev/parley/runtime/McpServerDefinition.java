@@ -2,6 +2,7 @@ package dev.parley.runtime;
 
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.ServerChange.ListKind;
+import dev.parley.runtime.internal.annotations.AnnotatedDefinitions;
 import dev.parley.runtime.internal.wire.Discovery.Implementation;
 
 import java.util.Collection;
@@ -194,6 +195,21 @@ public final class McpServerDefinition {
 
     public Builder resource(ResourceDefinition resource) {
       put(resources, resource.uri(), resource);
+      return this;
+    }
+
+    /**
+     * Registers every {@link dev.parley.runtime.annotations.Tool @Tool},
+     * {@link dev.parley.runtime.annotations.Prompt @Prompt} and
+     * {@link dev.parley.runtime.annotations.Resource @Resource} method of {@code handlers}
+     * (its class and superclasses only; nothing is scanned), in the order of the methods' names.
+     * A method that cannot be a handler is refused here, with its name.
+     */
+    public Builder annotated(Object handlers) {
+      AnnotatedDefinitions.Found found = AnnotatedDefinitions.of(handlers);
+      found.tools().forEach(this::tool);
+      found.prompts().forEach(this::prompt);
+      found.resources().forEach(this::resource);
       return this;
     }
 

@@ -105,6 +105,13 @@ public final class ReplayEngine {
     if (cause == null) {
       return new RunOutcome.Completed(value);
     }
+    if (cause instanceof EarlyResult early) {
+      // answer.orElseReturn(...): the tool's result for a declined or cancelled question.
+      return Methods.TOOLS_CALL.equals(target.method())
+          ? new RunOutcome.Completed(early.result().toWire())
+          : new RunOutcome.Failed(new ErrorObject(ErrorCodes.INTERNAL_ERROR,
+              "orElseReturn ends tool calls only; " + target.method() + " " + target.name() + " used it", null));
+    }
     if (cause instanceof RoundEnds || cause instanceof BecomesTask) {
       context.carrySeed();
     }
@@ -294,6 +301,7 @@ public final class ReplayEngine {
 
     private <T> T recordedStep(String name, Class<T> type, Supplier<T> action) {
       JsonNode recorded = history.steps().get(name);
+      journal.reached(name, recorded != null);
       if (recorded == null) {
         refuseAfterTheRoundEnded();
         synchronized (newSteps) {

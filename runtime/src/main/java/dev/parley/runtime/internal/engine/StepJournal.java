@@ -12,4 +12,11 @@ public interface StepJournal {
   StepJournal NONE = (name, value) -> {};
 
   void record(String name, JsonNode value);
+
+  /**
+   * Called when a run reaches step {@code name}, before anything runs; {@code recorded} tells
+   * whether its result comes from the history. A replay check watches the order here and stops
+   * an unrecorded step (by throwing) before its action runs.
+   */
+  default void reached(String name, boolean recorded) {}
 }

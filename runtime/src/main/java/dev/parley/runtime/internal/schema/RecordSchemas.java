@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Description;
 import dev.parley.runtime.Json;
+import dev.parley.runtime.Title;
 
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
@@ -15,6 +16,7 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Derives a JSON Schema (2020-12) from a Java record: components are required unless they are
@@ -38,6 +40,10 @@ public final class RecordSchemas {
       Type type = component.getGenericType();
       boolean optional = component.getType() == Optional.class;
       ObjectNode property = optional ? forType(typeArgument(type)) : forType(type);
+      Title title = component.getAnnotation(Title.class);
+      if (title != null) {
+        property.put("title", title.value());
+      }
       Description description = component.getAnnotation(Description.class);
       if (description != null) {
         property.put("description", description.value());
@@ -51,6 +57,30 @@ public final class RecordSchemas {
       schema.set("required", required);
     }
     return schema;
+  }
+
+  private static final Set<String> FORM_TYPES = Set.of("string", "number", "integer", "boolean");
+
+  /**
+   * An elicitation form's {@code requestedSchema} from a record: like {@link #derive}, but every
+   * component must be a primitive (string, number, integer, boolean, enum, date, date-time),
+   * since a form is a flat object (spec: {@code PrimitiveSchemaDefinition}).
+   */
+  public static ObjectNode deriveForm(Class<?> recordType) {
+    ObjectNode schema = derive(recordType);
+    schema.path("properties").properties().forEach(property -> {
+      String type = property.getValue().path("type").asText();
+      if (!FORM_TYPES.contains(type)) {
+        throw new IllegalArgumentException(recordType.getSimpleName() + "." + property.getKey() + " is of JSON type "
+            + type + "; a form's fields are strings, numbers, integers or booleans");
+      }
+    });
+    return schema;
+  }
+
+  /** The schema of one value of {@code type}, as a property of a derived schema. */
+  public static ObjectNode property(Type type) {
+    return forType(type);
   }
 
   private static ObjectNode forType(Type type) {
