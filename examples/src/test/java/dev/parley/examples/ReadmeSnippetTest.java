@@ -1,6 +1,6 @@
 package dev.parley.examples;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,53 +9,67 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * Code in the README and the docs/ pages comes from compiled, tested sources: each marked
  * snippet must appear verbatim in one of them.
  */
 class ReadmeSnippetTest {
-  private static final Pattern SNIPPET =
-      Pattern.compile("// snippet: (\\S+)\\n(.*?)\\n\\s*// end snippet", Pattern.DOTALL);
+    private static final Pattern SNIPPET =
+            Pattern.compile("// snippet: (\\S+)\\n(.*?)\\n\\s*// end snippet", Pattern.DOTALL);
 
-  /** The README followed by every page under docs/. */
-  static String allDocs() throws IOException {
-    StringBuilder docs = new StringBuilder(Files.readString(Path.of("../README.md")));
-    try (Stream<Path> pages = Files.list(Path.of("../docs"))) {
-      for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
-        docs.append('\n').append(Files.readString(page));
-      }
-    }
-    return docs.toString();
-  }
-
-  @Test
-  void theDocsShowEverySnippetExactlyAsCompiled() throws Exception {
-    String docs = allDocs();
-    int found = 0;
-    // Main sources (the demo) and test sources (the guide's test kit examples).
-    try (Stream<Path> sources = Stream.concat(Files.walk(Path.of("src/main/java")), Files.walk(Path.of("src/test/java")))) {
-      for (Path file : sources.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
-        Matcher matcher = SNIPPET.matcher(Files.readString(file));
-        while (matcher.find()) {
-          found++;
-          String unindented = matcher.group(2).lines()
-              .map(line -> line.startsWith("  ") ? line.substring(2) : line)
-              .collect(Collectors.joining("\n"));
-          assertTrue(docs.contains(unindented),
-              "README.md or docs/ must contain snippet '" + matcher.group(1) + "' as it is in " + file.getFileName());
+    /** The README followed by every page under docs/. */
+    static String allDocs() throws IOException {
+        StringBuilder docs = new StringBuilder(Files.readString(Path.of("../README.md")));
+        try (Stream<Path> pages = Files.list(Path.of("../docs"))) {
+            for (Path page :
+                    pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+                docs.append('\n').append(Files.readString(page));
+            }
         }
-      }
+        return docs.toString();
     }
-    assertTrue(found > 0, "the examples have no marked snippet");
-  }
 
-  @Test
-  void theSecurityPageShowsTheAuthDemoConfigurationAsShipped() throws Exception {
-    String security = Files.readString(Path.of("../docs/security.md"));
-    String conf = Files.readString(Path.of("src/main/resources/auth-demo.conf"));
-    assertTrue(security.contains(conf), "docs/security.md must contain src/main/resources/auth-demo.conf verbatim");
-  }
+    @Test
+    void theDocsShowEverySnippetExactlyAsCompiled() throws Exception {
+        String docs = allDocs();
+        int found = 0;
+        // Main sources (the demo) and test sources (the guide's test kit examples).
+        try (Stream<Path> sources =
+                Stream.concat(Files.walk(Path.of("src/main/java")), Files.walk(Path.of("src/test/java")))) {
+            for (Path file :
+                    sources.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                Matcher matcher = SNIPPET.matcher(Files.readString(file));
+                while (matcher.find()) {
+                    found++;
+                    String unindented = unindent(matcher.group(2));
+                    assertTrue(
+                            docs.contains(unindented),
+                            "README.md or docs/ must contain snippet '" + matcher.group(1) + "' as it is in "
+                                    + file.getFileName());
+                }
+            }
+        }
+        assertTrue(found > 0, "the examples have no marked snippet");
+    }
+
+    @Test
+    void theSecurityPageShowsTheAuthDemoConfigurationAsShipped() throws Exception {
+        String security = Files.readString(Path.of("../docs/security.md"));
+        String conf = Files.readString(Path.of("src/main/resources/auth-demo.conf"));
+        assertTrue(security.contains(conf), "docs/security.md must contain src/main/resources/auth-demo.conf verbatim");
+    }
+
+    /** The snippet without the indentation its lines share (a class member's, in the source). */
+    static String unindent(String snippet) {
+        int shared = snippet.lines()
+                .filter(line -> !line.isBlank())
+                .mapToInt(line -> line.length() - line.stripLeading().length())
+                .min()
+                .orElse(0);
+        return snippet.lines()
+                .map(line -> line.length() >= shared ? line.substring(shared) : line.strip())
+                .collect(Collectors.joining("\n"));
+    }
 }
