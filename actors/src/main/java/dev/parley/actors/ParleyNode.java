@@ -1,29 +1,37 @@
 package dev.parley.actors;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.internal.ServerNotifications;
+import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.TaskResumer;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.actors.internal.journal.JournalAvailability;
-import dev.parley.actors.internal.SessionEntity;
-import dev.parley.actors.internal.pipeline.McpPipeline;
-import dev.parley.actors.internal.pipeline.TaskRequests;
-
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.JournalGauges;
 import dev.parley.actors.internal.ops.NodeHealth;
 import dev.parley.actors.internal.ops.ParleyMetrics;
+import dev.parley.actors.internal.pipeline.McpPipeline;
+import dev.parley.actors.internal.pipeline.TaskRequests;
 import dev.parley.persistence.JournalDatabase;
+import dev.parley.persistence.JournalSchema;
 import dev.parley.persistence.internal.JournalQueries;
 import dev.parley.persistence.internal.JournalRetention;
-import dev.parley.persistence.JournalSchema;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -35,155 +43,191 @@ import org.apache.pekko.cluster.typed.Join;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * One Parley node: the actor system (a cluster member; of one when no seed nodes are set), the
  * journal, the sharded call entities, the tool executor and the request pipeline. Transport-free.
  */
 public final class ParleyNode implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(ParleyNode.class);
+    private static final Logger log = LoggerFactory.getLogger(ParleyNode.class);
 
-  private final ActorSystem<Void> system;
-  private final ExecutorService toolExecutor;
-  private final McpPipeline pipeline;
-  private final ScheduledExecutorService housekeeping;
+    private final ActorSystem<Void> system;
+    private final ExecutorService toolExecutor;
+    private final McpPipeline pipeline;
+    private final ScheduledExecutorService housekeeping;
 
-  private ParleyNode(ActorSystem<Void> system, ExecutorService toolExecutor, McpPipeline pipeline,
-      ScheduledExecutorService housekeeping) {
-    this.system = system;
-    this.toolExecutor = toolExecutor;
-    this.pipeline = pipeline;
-    this.housekeeping = housekeeping;
-  }
-
-  /**
-   * The configuration a node runs with, strongest first: system properties, the database,
-   * {@code overrides} (application settings, without reference.conf), the database's defaults,
-   * Parley's node and persistence settings, then every library's reference.conf.
-   */
-  public static Config effectiveConfig(Config overrides, JournalDatabase database) {
-    return ConfigFactory.load(database.config()
-        .withFallback(overrides)
-        .withFallback(database.defaults())
-        .withFallback(ConfigFactory.parseResources("parley-node.conf"))
-        .withFallback(ConfigFactory.parseResources("parley-persistence.conf")));
-  }
-
-  /**
-   * Creates the journal schema, starts the actor system with {@link #effectiveConfig}, joins
-   * the cluster (itself, without seed nodes) and starts sharding for calls.
-   */
-  public static ParleyNode start(String systemName, Config overrides, JournalDatabase database,
-      McpServerDefinition server, List<RequestStateKey> stateKeys) {
-    JournalSchema.create(database);
-    Config effective = effectiveConfig(overrides, database);
-    ParleySettings settings = ParleySettings.from(effective);
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
-    ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
-    Cluster cluster = Cluster.get(system);
-    // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
-    if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty() && effective.getBoolean("parley.cluster.join-self")) {
-      cluster.manager().tell(Join.create(cluster.selfMember().address()));
+    private ParleyNode(
+            ActorSystem<Void> system,
+            ExecutorService toolExecutor,
+            McpPipeline pipeline,
+            ScheduledExecutorService housekeeping) {
+        this.system = system;
+        this.toolExecutor = toolExecutor;
+        this.pipeline = pipeline;
+        this.housekeeping = housekeeping;
     }
-    // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
-    ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
-    ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // issue 13: executor_* metrics
-    ReplayEngine engine = new ReplayEngine(toolExecutor,
-        new FailureReports(effective.getBoolean("parley.show-failure-details")));
-    ClusterMembershipLog.start(system);
-    ClusterSharding sharding = ClusterSharding.get(system);
-    sharding.init(Entity.of(ToolCallEntity.ENTITY_TYPE_KEY, entityContext ->
-        ToolCallEntity.create(entityContext.getEntityId(), entityContext.getShard(), server, engine, toolExecutor,
-            settings.stepTimeout())));
-    RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
-    ServerNotifications notifications = ServerNotifications.start(system, server);
-    TaskRequests tasks = new TaskRequests(JournalAvailability.get(system), sharding, settings.askTimeout(), settings.askAttemptTimeout(), settings.tasks().pollInterval());
-    // Tasks passivate themselves when idle and not running: a running task must stay in memory.
-    sharding.init(Entity.of(TaskEntity.ENTITY_TYPE_KEY, entityContext -> TaskEntity.create(
-            entityContext.getEntityId(), entityContext.getShard(), settings.tasks(), server, engine, toolExecutor,
-            view -> notifications.publishTask(view.principal(), view.taskId(), tasks.detailed(view))))
-        .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
 
-    sharding.init(Entity.of(SessionEntity.ENTITY_TYPE_KEY, entityContext -> SessionEntity.create(entityContext.getEntityId())));
-    NodeHealth.get(system).shardingStarted();
-
-    ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(threads("parley-housekeeping"));
-    // Pekko's CoordinatedShutdown stops the node (its JVM hook on SIGTERM, or close()); the pools go with it.
-    system.getWhenTerminated().whenComplete((done, failure) -> {
-      housekeeping.shutdownNow();
-      toolExecutor.shutdownNow();
-    });
-    List<JournalRetention> retention = List.of(
-        new JournalRetention(database, ToolCallEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC()),
-        new JournalRetention(database, TaskEntity.ENTITY_TYPE_KEY.name() + "|", settings.taskRetention(), Clock.systemUTC()),
-        // A 2025-11-25 session idle this long is gone: its client gets 404 and initializes again.
-        new JournalRetention(database, SessionEntity.ENTITY_TYPE_KEY.name() + "|", settings.retentionAfter(), Clock.systemUTC()));
-    every(housekeeping, settings.retentionInterval(), () -> retention.forEach(JournalRetention::purge));
-    JournalGauges gauges = new JournalGauges(new JournalQueries(database), ParleyMetrics.get(system).registry());
-    housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
-    every(housekeeping, effective.getDuration("parley.metrics.journal-scan-interval"), gauges);
-    TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
-    housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
-    every(housekeeping, settings.taskResumeInterval(), resumer);
-    return new ParleyNode(system, toolExecutor,
-        new McpPipeline(system, server, engine, codec, sharding, settings, notifications, tasks), housekeeping);
-  }
-
-  /** Issue 17: while the journal is away every run fails; a few lines a minute say so. */
-  private static final dev.parley.runtime.internal.logging.RateLimitedLog housekeepingFailures =
-      dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
-
-  private static void every(ScheduledExecutorService executor, Duration interval, Runnable work) {
-    executor.scheduleWithFixedDelay(() -> {
-      try {
-        work.run();
-      } catch (RuntimeException e) {
-        housekeepingFailures.log("housekeeping run failed; will retry: {}", e.toString());
-      }
-    }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static ThreadFactory threads(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
-
-  public ActorSystem<Void> system() {
-    return system;
-  }
-
-  public McpPipeline pipeline() {
-    return pipeline;
-  }
-
-  /**
-   * Runs Pekko's {@link CoordinatedShutdown} (not ready, drain, hand the shards over, leave the
-   * cluster, stop the actor system and with it the journal's connection pool and the tool
-   * executor); waits up to 60 s.
-   */
-  @Override
-  public void close() {
-    housekeeping.shutdownNow();
-    CoordinatedShutdown.get(system).run(CoordinatedShutdown.unknownReason());
-    try {
-      system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException("actor system did not stop in time", e);
-    } finally {
-      toolExecutor.shutdownNow();
+    /**
+     * The configuration a node runs with, strongest first: system properties, the database,
+     * {@code overrides} (application settings, without reference.conf), the database's defaults,
+     * Parley's node and persistence settings, then every library's reference.conf.
+     */
+    public static Config effectiveConfig(Config overrides, JournalDatabase database) {
+        return ConfigFactory.load(database.config()
+                .withFallback(overrides)
+                .withFallback(database.defaults())
+                .withFallback(ConfigFactory.parseResources("parley-node.conf"))
+                .withFallback(ConfigFactory.parseResources("parley-persistence.conf")));
     }
-  }
+
+    /**
+     * Creates the journal schema, starts the actor system with {@link #effectiveConfig}, joins
+     * the cluster (itself, without seed nodes) and starts sharding for calls.
+     */
+    public static ParleyNode start(
+            String systemName,
+            Config overrides,
+            JournalDatabase database,
+            McpServerDefinition server,
+            List<RequestStateKey> stateKeys) {
+        JournalSchema.create(database);
+        Config effective = effectiveConfig(overrides, database);
+        ParleySettings settings = ParleySettings.from(effective);
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
+        ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
+        Cluster cluster = Cluster.get(system);
+        // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
+        if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty()
+                && effective.getBoolean("parley.cluster.join-self")) {
+            cluster.manager().tell(Join.create(cluster.selfMember().address()));
+        }
+        // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
+        ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
+        ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // issue 13: executor_* metrics
+        ReplayEngine engine =
+                new ReplayEngine(toolExecutor, new FailureReports(effective.getBoolean("parley.show-failure-details")));
+        ClusterMembershipLog.start(system);
+        ClusterSharding sharding = ClusterSharding.get(system);
+        sharding.init(Entity.of(
+                ToolCallEntity.ENTITY_TYPE_KEY,
+                entityContext -> ToolCallEntity.create(
+                        entityContext.getEntityId(),
+                        entityContext.getShard(),
+                        server,
+                        engine,
+                        toolExecutor,
+                        settings.stepTimeout())));
+        RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
+        ServerNotifications notifications = ServerNotifications.start(system, server);
+        TaskRequests tasks = new TaskRequests(
+                JournalAvailability.get(system),
+                sharding,
+                settings.askTimeout(),
+                settings.askAttemptTimeout(),
+                settings.tasks().pollInterval());
+        // Tasks passivate themselves when idle and not running: a running task must stay in memory.
+        sharding.init(Entity.of(
+                        TaskEntity.ENTITY_TYPE_KEY,
+                        entityContext -> TaskEntity.create(
+                                entityContext.getEntityId(),
+                                entityContext.getShard(),
+                                settings.tasks(),
+                                server,
+                                engine,
+                                toolExecutor,
+                                view -> notifications.publishTask(
+                                        view.principal(), view.taskId(), tasks.detailed(view))))
+                .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
+
+        sharding.init(Entity.of(
+                SessionEntity.ENTITY_TYPE_KEY, entityContext -> SessionEntity.create(entityContext.getEntityId())));
+        NodeHealth.get(system).shardingStarted();
+
+        ScheduledExecutorService housekeeping =
+                Executors.newSingleThreadScheduledExecutor(threads("parley-housekeeping"));
+        // Pekko's CoordinatedShutdown stops the node (its JVM hook on SIGTERM, or close()); the pools go with it.
+        system.getWhenTerminated().whenComplete((done, failure) -> {
+            housekeeping.shutdownNow();
+            toolExecutor.shutdownNow();
+        });
+        List<JournalRetention> retention = List.of(
+                new JournalRetention(
+                        database,
+                        ToolCallEntity.ENTITY_TYPE_KEY.name() + "|",
+                        settings.retentionAfter(),
+                        Clock.systemUTC()),
+                new JournalRetention(
+                        database, TaskEntity.ENTITY_TYPE_KEY.name() + "|", settings.taskRetention(), Clock.systemUTC()),
+                // A 2025-11-25 session idle this long is gone: its client gets 404 and initializes again.
+                new JournalRetention(
+                        database,
+                        SessionEntity.ENTITY_TYPE_KEY.name() + "|",
+                        settings.retentionAfter(),
+                        Clock.systemUTC()));
+        every(housekeeping, settings.retentionInterval(), () -> retention.forEach(JournalRetention::purge));
+        JournalGauges gauges = new JournalGauges(
+                new JournalQueries(database), ParleyMetrics.get(system).registry());
+        housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
+        every(housekeeping, effective.getDuration("parley.metrics.journal-scan-interval"), gauges);
+        TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
+        housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
+        every(housekeeping, settings.taskResumeInterval(), resumer);
+        return new ParleyNode(
+                system,
+                toolExecutor,
+                new McpPipeline(system, server, engine, codec, sharding, settings, notifications, tasks),
+                housekeeping);
+    }
+
+    /** Issue 17: while the journal is away every run fails; a few lines a minute say so. */
+    private static final dev.parley.runtime.internal.logging.RateLimitedLog housekeepingFailures =
+            dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
+
+    private static void every(ScheduledExecutorService executor, Duration interval, Runnable work) {
+        executor.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        work.run();
+                    } catch (RuntimeException e) {
+                        housekeepingFailures.log("housekeeping run failed; will retry: {}", e.toString());
+                    }
+                },
+                interval.toMillis(),
+                interval.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    private static ThreadFactory threads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    public ActorSystem<Void> system() {
+        return system;
+    }
+
+    public McpPipeline pipeline() {
+        return pipeline;
+    }
+
+    /**
+     * Runs Pekko's {@link CoordinatedShutdown} (not ready, drain, hand the shards over, leave the
+     * cluster, stop the actor system and with it the journal's connection pool and the tool
+     * executor); waits up to 60 s.
+     */
+    @Override
+    public void close() {
+        housekeeping.shutdownNow();
+        CoordinatedShutdown.get(system).run(CoordinatedShutdown.unknownReason());
+        try {
+            system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("actor system did not stop in time", e);
+        } finally {
+            toolExecutor.shutdownNow();
+        }
+    }
 }

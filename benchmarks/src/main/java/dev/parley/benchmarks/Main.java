@@ -3,7 +3,6 @@ package dev.parley.benchmarks;
 import dev.parley.benchmarks.baseline.BaselineServer;
 import dev.parley.benchmarks.jmh.BenchRunner;
 import dev.parley.benchmarks.load.LoadMain;
-
 import java.util.Arrays;
 
 /**
@@ -13,32 +12,32 @@ import java.util.Arrays;
  * {@code targets ...} turns result files into the target table of docs/performance.md.
  */
 public final class Main {
-  private Main() {}
+    private Main() {}
 
-  public static void main(String[] args) throws Exception {
-    org.slf4j.LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
-    String command = args.length == 0 ? "help" : args[0];
-    String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
-    switch (command) {
-      case "jmh" -> BenchRunner.main(rest);
-      case "baseline" -> BaselineServer.main(rest);
-      case "load" -> System.exit(LoadMain.run(rest));
-      case "targets" -> System.exit(Targets.run(rest));
-      case "help", "-h", "--help" -> {
-        System.out.println("""
+    public static void main(String[] args) throws Exception {
+        org.slf4j.LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
+        String command = args.length == 0 ? "help" : args[0];
+        String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
+        switch (command) {
+            case "jmh" -> BenchRunner.main(rest);
+            case "baseline" -> BaselineServer.main(rest);
+            case "load" -> System.exit(LoadMain.run(rest));
+            case "targets" -> System.exit(Targets.run(rest));
+            case "help", "-h", "--help" -> {
+                System.out.println("""
             usage:
               java -jar parley-load.jar --url URL (--duration D | --requests N) [options]   load generator (--help)
               java -jar parley-load.jar baseline [--port 18090]                             bare pekko-http route
               java -jar parley-load.jar targets BASE.json CALL.json MRTR.json [JMH.json]      docs/performance.md target table
               java -jar parley-benchmarks.jar jmh [REGEX...] [-Dparley.bench.short=true] [-- JMH options]""");
-      }
-      default -> {
-        if (command.startsWith("-")) {
-          System.exit(LoadMain.run(args));
+            }
+            default -> {
+                if (command.startsWith("-")) {
+                    System.exit(LoadMain.run(args));
+                }
+                System.err.println("unknown command " + command + " (jmh, load, baseline, targets, help)");
+                System.exit(2);
+            }
         }
-        System.err.println("unknown command " + command + " (jmh, load, baseline, targets, help)");
-        System.exit(2);
-      }
     }
-  }
 }

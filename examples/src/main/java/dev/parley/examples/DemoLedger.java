@@ -3,9 +3,6 @@ package dev.parley.examples;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -18,6 +15,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The demo's "outside world": every side effect the demo tools perform (a release scheduled,
@@ -33,139 +32,142 @@ import java.util.Objects;
  * a cluster on one machine share the ledger safely.
  */
 public final class DemoLedger {
-  /** One JVM-wide lock: a file lock is held per process, so threads queue here first. */
-  private static final Object WRITING = new Object();
-  private static final ObjectMapper JSON = JsonMapper.builder().build();
-  private static final Logger log = LoggerFactory.getLogger(DemoLedger.class);
+    /** One JVM-wide lock: a file lock is held per process, so threads queue here first. */
+    private static final Object WRITING = new Object();
 
-  /**
-   * One effect.
-   *
-   * @param kind   what happened: release, invoice, deposit, contract, booking or report
-   * @param key    the idempotency key it was performed under (unique in the ledger)
-   * @param fields what it was about, in order
-   */
-  public record Entry(String kind, String key, List<String> fields) {
-    public Entry {
-      Objects.requireNonNull(kind, "kind");
-      Objects.requireNonNull(key, "key");
-      fields = List.copyOf(fields);
-    }
+    private static final ObjectMapper JSON = JsonMapper.builder().build();
+    private static final Logger log = LoggerFactory.getLogger(DemoLedger.class);
 
-    /** The entry as "kind field field ...": for people and tests to read, never parsed. */
-    public String text() {
-      return fields.isEmpty() ? kind : kind + " " + String.join(" ", fields);
-    }
-  }
-
-  private final Path file;
-  private long cachedSize = -1;
-  private List<Entry> cachedEntries = List.of();
-
-  public DemoLedger(Path dataDirectory) {
-    this.file = dataDirectory.resolve("demo-ledger.jsonl");
-  }
-
-  public Path file() {
-    return file;
-  }
-
-  /**
-   * Writes one effect under {@code key}, unless an entry with that key is there already.
-   * Returns whether it wrote: false means the effect had been recorded before (a re-run).
-   */
-  public boolean append(String kind, String key, String... fields) {
-    Entry entry = new Entry(kind, key, List.of(fields));
-    byte[] line;
-    try {
-      line = (JSON.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot write a ledger entry", e);
-    }
-    synchronized (WRITING) {
-      try {
-        Files.createDirectories(file.toAbsolutePath().getParent());
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-            StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
-          if (entries().stream().anyMatch(e -> e.key().equals(key))) {
-            // A step that ran again after a crash (or a deposit paid twice): the effect counts once.
-            log.info("{} under key {} is in the ledger already: not written again", kind, key);
-            return false;
-          }
-          long end = channel.size();
-          ByteBuffer out = ByteBuffer.allocate(line.length + 1);
-          if (end > 0 && !endsWithNewline(channel, end)) {
-            out.put((byte) '\n'); // a line torn by a crash stays a line of its own (and is skipped)
-          }
-          out.put(line).flip();
-          while (out.hasRemaining()) {
-            channel.write(out, end + out.position());
-          }
-          channel.force(true);
-          return true;
+    /**
+     * One effect.
+     *
+     * @param kind   what happened: release, invoice, deposit, contract, booking or report
+     * @param key    the idempotency key it was performed under (unique in the ledger)
+     * @param fields what it was about, in order
+     */
+    public record Entry(String kind, String key, List<String> fields) {
+        public Entry {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(key, "key");
+            fields = List.copyOf(fields);
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+
+        /** The entry as "kind field field ...": for people and tests to read, never parsed. */
+        public String text() {
+            return fields.isEmpty() ? kind : kind + " " + String.join(" ", fields);
+        }
     }
-  }
 
-  private static boolean endsWithNewline(FileChannel channel, long size) throws IOException {
-    ByteBuffer last = ByteBuffer.allocate(1);
-    channel.read(last, size - 1);
-    return last.get(0) == '\n';
-  }
+    private final Path file;
+    private long cachedSize = -1;
+    private List<Entry> cachedEntries = List.of();
 
-  /**
-   * Every entry, re-read only when the file grew (other processes of a cluster may append to it):
-   * read-only tools look at the ledger on every call. A line that is not a whole entry (the
-   * last one, torn by a crash mid-write) is skipped.
-   */
-  public synchronized List<Entry> entries() {
-    try {
-      long size = Files.exists(file) ? Files.size(file) : 0;
-      if (size != cachedSize) {
-        List<Entry> entries = new ArrayList<>();
-        if (size > 0) {
-          for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-            Entry entry = parse(line);
-            if (entry != null) {
-              entries.add(entry);
+    public DemoLedger(Path dataDirectory) {
+        this.file = dataDirectory.resolve("demo-ledger.jsonl");
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /**
+     * Writes one effect under {@code key}, unless an entry with that key is there already.
+     * Returns whether it wrote: false means the effect had been recorded before (a re-run).
+     */
+    public boolean append(String kind, String key, String... fields) {
+        Entry entry = new Entry(kind, key, List.of(fields));
+        byte[] line;
+        try {
+            line = (JSON.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write a ledger entry", e);
+        }
+        synchronized (WRITING) {
+            try {
+                Files.createDirectories(file.toAbsolutePath().getParent());
+                try (FileChannel channel = FileChannel.open(
+                                file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                        FileLock lock = channel.lock()) {
+                    if (entries().stream().anyMatch(e -> e.key().equals(key))) {
+                        // A step that ran again after a crash (or a deposit paid twice): the effect counts once.
+                        log.info("{} under key {} is in the ledger already: not written again", kind, key);
+                        return false;
+                    }
+                    long end = channel.size();
+                    ByteBuffer out = ByteBuffer.allocate(line.length + 1);
+                    if (end > 0 && !endsWithNewline(channel, end)) {
+                        out.put((byte) '\n'); // a line torn by a crash stays a line of its own (and is skipped)
+                    }
+                    out.put(line).flip();
+                    while (out.hasRemaining()) {
+                        channel.write(out, end + out.position());
+                    }
+                    channel.force(true);
+                    return true;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-          }
         }
-        cachedEntries = List.copyOf(entries);
-        cachedSize = size;
-      }
-      return cachedEntries;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
-  }
 
-  private static Entry parse(String line) {
-    if (line.isBlank()) {
-      return null;
+    private static boolean endsWithNewline(FileChannel channel, long size) throws IOException {
+        ByteBuffer last = ByteBuffer.allocate(1);
+        channel.read(last, size - 1);
+        return last.get(0) == '\n';
     }
-    try {
-      return JSON.readValue(line, Entry.class);
-    } catch (IOException | RuntimeException e) {
-      return null;
+
+    /**
+     * Every entry, re-read only when the file grew (other processes of a cluster may append to it):
+     * read-only tools look at the ledger on every call. A line that is not a whole entry (the
+     * last one, torn by a crash mid-write) is skipped.
+     */
+    public synchronized List<Entry> entries() {
+        try {
+            long size = Files.exists(file) ? Files.size(file) : 0;
+            if (size != cachedSize) {
+                List<Entry> entries = new ArrayList<>();
+                if (size > 0) {
+                    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                        Entry entry = parse(line);
+                        if (entry != null) {
+                            entries.add(entry);
+                        }
+                    }
+                }
+                cachedEntries = List.copyOf(entries);
+                cachedSize = size;
+            }
+            return cachedEntries;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-  }
 
-  /** Every entry as {@link Entry#text()}, in order. */
-  public List<String> lines() {
-    return entries().stream().map(Entry::text).toList();
-  }
+    private static Entry parse(String line) {
+        if (line.isBlank()) {
+            return null;
+        }
+        try {
+            return JSON.readValue(line, Entry.class);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
 
-  /** Whether an entry of {@code kind} has exactly these fields. */
-  public boolean contains(String kind, String... fields) {
-    List<String> wanted = List.of(fields);
-    return entries().stream().anyMatch(e -> e.kind().equals(kind) && e.fields().equals(wanted));
-  }
+    /** Every entry as {@link Entry#text()}, in order. */
+    public List<String> lines() {
+        return entries().stream().map(Entry::text).toList();
+    }
 
-  public long count(String kind) {
-    return entries().stream().filter(e -> e.kind().equals(kind)).count();
-  }
+    /** Whether an entry of {@code kind} has exactly these fields. */
+    public boolean contains(String kind, String... fields) {
+        List<String> wanted = List.of(fields);
+        return entries().stream()
+                .anyMatch(e -> e.kind().equals(kind) && e.fields().equals(wanted));
+    }
+
+    public long count(String kind) {
+        return entries().stream().filter(e -> e.kind().equals(kind)).count();
+    }
 }

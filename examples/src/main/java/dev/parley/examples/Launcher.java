@@ -5,12 +5,11 @@ import com.typesafe.config.ConfigFactory;
 import dev.parley.http.McpHttpServer;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
-import org.slf4j.LoggerFactory;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE] [--stdio]}:
@@ -21,133 +20,140 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stdin/stdout as well, logs to stderr and exits at the end of stdin.
  */
 public final class Launcher {
-  private Launcher() {}
+    private Launcher() {}
 
-  public static void main(String[] args) throws Exception {
-    boolean stdio = List.of(args).contains("--stdio");
-    java.io.PrintStream protocolOut = System.out;
-    if (stdio) {
-      // stdout carries only JSON-RPC: logs (logback.xml reads this property) and any stray print go to stderr.
-      System.setProperty("parley.log.target", "System.err");
-      System.setOut(System.err);
-    }
-    LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
-    if (args.length == 0 || !List.of("demo", "fixtures", "migrate").contains(args[0])) {
-      usage();
-      return;
-    }
-    boolean fixtures = args[0].equals("fixtures");
-    boolean portGiven = false;
-    int port = fixtures ? 3001 : 8080;
-    Path data = fixtures ? Path.of("data", "fixtures") : Path.of("data");
-    Config config = ConfigFactory.parseResourcesAnySyntax("application");
-    for (int i = 1; i < args.length; i++) {
-      switch (args[i]) {
-        case "--port" -> {
-          port = Integer.parseInt(value(args, ++i));
-          portGiven = true;
+    public static void main(String[] args) throws Exception {
+        boolean stdio = List.of(args).contains("--stdio");
+        java.io.PrintStream protocolOut = System.out;
+        if (stdio) {
+            // stdout carries only JSON-RPC: logs (logback.xml reads this property) and any stray print go to stderr.
+            System.setProperty("parley.log.target", "System.err");
+            System.setOut(System.err);
         }
-        case "--data" -> data = Path.of(value(args, ++i));
-        case "--config" -> config = configFrom(value(args, ++i));
-        case "--stdio" -> { }
-        default -> {
-          usage();
-          return;
+        LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
+        if (args.length == 0 || !List.of("demo", "fixtures", "migrate").contains(args[0])) {
+            usage();
+            return;
         }
-      }
+        boolean fixtures = args[0].equals("fixtures");
+        boolean portGiven = false;
+        int port = fixtures ? 3001 : 8080;
+        Path data = fixtures ? Path.of("data", "fixtures") : Path.of("data");
+        Config config = ConfigFactory.parseResourcesAnySyntax("application");
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "--port" -> {
+                    port = Integer.parseInt(value(args, ++i));
+                    portGiven = true;
+                }
+                case "--data" -> data = Path.of(value(args, ++i));
+                case "--config" -> config = configFrom(value(args, ++i));
+                case "--stdio" -> {}
+                default -> {
+                    usage();
+                    return;
+                }
+            }
+        }
+        if (args[0].equals("migrate")) {
+            JournalDatabase database = JournalDatabase.fromConfig(ConfigFactory.load(config), data);
+            JournalSchema.create(database);
+            System.out.println("journal schema ready on " + database);
+            return;
+        }
+        // -Dparley.http.port wins over the file, as every other system property does (ParleyNode).
+        Config withProperties = ConfigFactory.systemProperties().withFallback(config);
+        if (withProperties.hasPath("parley.http.port") && !portGiven) {
+            port = withProperties.getInt("parley.http.port");
+        }
+        if (stdio) {
+            // Pekko's own start-up lines would go to stdout; a stdio server keeps its HTTP port for
+            // what needs a browser (the demo's payment page), on a free port unless one is given.
+            config = ConfigFactory.parseString("pekko.stdout-loglevel = OFF").withFallback(config);
+            port = portGiven ? port : 0;
+        }
+        // The demo's management endpoint is on 8558 unless configured; fixtures and port 0 take a free port.
+        if (!withProperties.hasPath("parley.management.port")) {
+            config = ConfigFactory.parseString(
+                            "parley.management.port = " + (fixtures || port == 0 ? 0 : DEMO_MANAGEMENT_PORT))
+                    .withFallback(config);
+        }
+        long started = System.nanoTime();
+        McpHttpServer server = fixtures ? startFixtures(port, data, config) : startDemo(port, data, config);
+        System.out.printf(
+                "Parley %s ready in %d ms: http://127.0.0.1:%d/mcp, management http://127.0.0.1:%d/ready (data in %s)%n",
+                args[0],
+                (System.nanoTime() - started) / 1_000_000,
+                server.port(),
+                server.managementPort(),
+                data.toAbsolutePath());
+        if (stdio) {
+            server.serveStdio(System.in, protocolOut, "stdio:" + System.getProperty("user.name"));
+            server.close(); // end of input: the host closed our stdin
+            return;
+        }
+        // No JVM hook of our own: Pekko's CoordinatedShutdown runs on SIGTERM (its own hook) and drains the node.
+        server.node().system().getWhenTerminated().toCompletableFuture().join();
+        System.exit(0);
     }
-    if (args[0].equals("migrate")) {
-      JournalDatabase database = JournalDatabase.fromConfig(ConfigFactory.load(config), data);
-      JournalSchema.create(database);
-      System.out.println("journal schema ready on " + database);
-      return;
+
+    private static final int DEMO_MANAGEMENT_PORT = 8558;
+
+    /** Starts the demo server; port 0 picks a free port. */
+    public static McpHttpServer startDemo(int port, Path data) {
+        return startDemo(port, data, ConfigFactory.parseResourcesAnySyntax("application"));
     }
-    // -Dparley.http.port wins over the file, as every other system property does (ParleyNode).
-    Config withProperties = ConfigFactory.systemProperties().withFallback(config);
-    if (withProperties.hasPath("parley.http.port") && !portGiven) {
-      port = withProperties.getInt("parley.http.port");
+
+    /** Starts the demo server with application settings {@code config} (e.g. a cluster node's). */
+    public static McpHttpServer startDemo(int port, Path data, Config config) {
+        DemoLedger ledger = new DemoLedger(data);
+        AtomicInteger boundPort = new AtomicInteger(port);
+        DemoTools tools = new DemoTools(ledger, () -> "http://127.0.0.1:" + boundPort.get());
+        McpHttpServer server = McpHttpServer.builder(tools.definition())
+                .config(config)
+                .dataDirectory(data)
+                .port(port)
+                .route(node -> new PaymentPage(ledger).route())
+                .start();
+        boundPort.set(server.port());
+        return server;
     }
-    if (stdio) {
-      // Pekko's own start-up lines would go to stdout; a stdio server keeps its HTTP port for
-      // what needs a browser (the demo's payment page), on a free port unless one is given.
-      config = ConfigFactory.parseString("pekko.stdout-loglevel = OFF").withFallback(config);
-      port = portGiven ? port : 0;
+
+    /** Starts the conformance fixture server; port 0 picks a free port. */
+    public static McpHttpServer startFixtures(int port, Path data) {
+        return startFixtures(port, data, ConfigFactory.parseResourcesAnySyntax("application"));
     }
-    // The demo's management endpoint is on 8558 unless configured; fixtures and port 0 take a free port.
-    if (!withProperties.hasPath("parley.management.port")) {
-      config = ConfigFactory.parseString("parley.management.port = " + (fixtures || port == 0 ? 0 : DEMO_MANAGEMENT_PORT))
-          .withFallback(config);
+
+    public static McpHttpServer startFixtures(int port, Path data, Config config) {
+        return McpHttpServer.builder(new FixtureServer().definition())
+                .config(ConfigFactory.parseString(FixtureLegacy.POLL_AFTER).withFallback(config))
+                .dataDirectory(data)
+                .port(port)
+                .start();
     }
-    long started = System.nanoTime();
-    McpHttpServer server = fixtures ? startFixtures(port, data, config) : startDemo(port, data, config);
-    System.out.printf("Parley %s ready in %d ms: http://127.0.0.1:%d/mcp, management http://127.0.0.1:%d/ready (data in %s)%n",
-        args[0], (System.nanoTime() - started) / 1_000_000, server.port(), server.managementPort(), data.toAbsolutePath());
-    if (stdio) {
-      server.serveStdio(System.in, protocolOut, "stdio:" + System.getProperty("user.name"));
-      server.close(); // end of input: the host closed our stdin
-      return;
+
+    /** A file if one exists at {@code name}, else a resource on the classpath (e.g. local1.conf). */
+    private static Config configFrom(String name) {
+        Path file = Path.of(name);
+        Config parsed = Files.isRegularFile(file)
+                ? ConfigFactory.parseFile(file.toFile())
+                : ConfigFactory.parseResourcesAnySyntax(name);
+        if (parsed.isEmpty()) {
+            throw new IllegalArgumentException("no configuration at " + name);
+        }
+        return parsed.withFallback(ConfigFactory.parseResourcesAnySyntax("application"));
     }
-    // No JVM hook of our own: Pekko's CoordinatedShutdown runs on SIGTERM (its own hook) and drains the node.
-    server.node().system().getWhenTerminated().toCompletableFuture().join();
-    System.exit(0);
-  }
 
-  private static final int DEMO_MANAGEMENT_PORT = 8558;
-
-  /** Starts the demo server; port 0 picks a free port. */
-  public static McpHttpServer startDemo(int port, Path data) {
-    return startDemo(port, data, ConfigFactory.parseResourcesAnySyntax("application"));
-  }
-
-  /** Starts the demo server with application settings {@code config} (e.g. a cluster node's). */
-  public static McpHttpServer startDemo(int port, Path data, Config config) {
-    DemoLedger ledger = new DemoLedger(data);
-    AtomicInteger boundPort = new AtomicInteger(port);
-    DemoTools tools = new DemoTools(ledger, () -> "http://127.0.0.1:" + boundPort.get());
-    McpHttpServer server = McpHttpServer.builder(tools.definition())
-        .config(config)
-        .dataDirectory(data)
-        .port(port)
-        .route(node -> new PaymentPage(ledger).route())
-        .start();
-    boundPort.set(server.port());
-    return server;
-  }
-
-  /** Starts the conformance fixture server; port 0 picks a free port. */
-  public static McpHttpServer startFixtures(int port, Path data) {
-    return startFixtures(port, data, ConfigFactory.parseResourcesAnySyntax("application"));
-  }
-
-  public static McpHttpServer startFixtures(int port, Path data, Config config) {
-    return McpHttpServer.builder(new FixtureServer().definition())
-        .config(ConfigFactory.parseString(FixtureLegacy.POLL_AFTER).withFallback(config))
-        .dataDirectory(data)
-        .port(port)
-        .start();
-  }
-
-  /** A file if one exists at {@code name}, else a resource on the classpath (e.g. local1.conf). */
-  private static Config configFrom(String name) {
-    Path file = Path.of(name);
-    Config parsed = Files.isRegularFile(file)
-        ? ConfigFactory.parseFile(file.toFile())
-        : ConfigFactory.parseResourcesAnySyntax(name);
-    if (parsed.isEmpty()) {
-      throw new IllegalArgumentException("no configuration at " + name);
+    private static String value(String[] args, int index) {
+        if (index >= args.length) {
+            throw new IllegalArgumentException("missing value for " + args[index - 1]);
+        }
+        return args[index];
     }
-    return parsed.withFallback(ConfigFactory.parseResourcesAnySyntax("application"));
-  }
 
-  private static String value(String[] args, int index) {
-    if (index >= args.length) {
-      throw new IllegalArgumentException("missing value for " + args[index - 1]);
+    private static void usage() {
+        System.err.println(
+                "usage: java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE] [--stdio]");
+        System.exit(2);
     }
-    return args[index];
-  }
-
-  private static void usage() {
-    System.err.println("usage: java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE] [--stdio]");
-    System.exit(2);
-  }
 }

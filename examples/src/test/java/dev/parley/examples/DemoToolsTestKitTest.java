@@ -1,5 +1,10 @@
 package dev.parley.examples;
 
+import static dev.parley.testing.McpAssertions.assertInputRequired;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.http.McpHttpServer;
@@ -15,10 +20,6 @@ import dev.parley.testkit.ReplayCheck;
 import dev.parley.testkit.ReplayReport;
 import dev.parley.testkit.Round;
 import dev.parley.testkit.ToolTestKit;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,11 +28,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import static dev.parley.testing.McpAssertions.assertInputRequired;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The demo tools under the test kit (the guide's examples): rounds driven without a node, and
@@ -39,120 +38,141 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * predecessor, the way to change a tool while calls wait.
  */
 class DemoToolsTestKitTest {
-  @TempDir
-  Path data;
+    @TempDir
+    Path data;
 
-  private DemoTools tools;
+    private DemoTools tools;
 
-  @BeforeEach
-  void setUp() {
-    tools = new DemoTools(new DemoLedger(data), () -> "http://127.0.0.1:8080");
-  }
-
-  // snippet: testkit
-  @Test
-  void scheduleReleaseSchedulesOnce() {
-    try (ToolTestKit kit = ToolTestKit.of(tools.definition(), "schedule_release")) {
-      Round asked = kit.call(Map.of("service", "billing"));
-      assertEquals("When should billing be released?", asked.question("window").path("message").asText());
-      Round done = kit.answer("window", Map.of("window", "2026-12-01T10:00:00Z"));
-      assertTrue(done.text().startsWith("Release REL-"), done.text());
-      kit.rerun(); // as after a crash, or a repeated retry: the step does not run again
-      kit.assertStepRanOnce("schedule");
+    @BeforeEach
+    void setUp() {
+        tools = new DemoTools(new DemoLedger(data), () -> "http://127.0.0.1:8080");
     }
-  }
-  // end snippet
 
-  @Test
-  void aDeclinedReleaseSchedulesNothing() {
-    try (ToolTestKit kit = ToolTestKit.of(tools.definition(), "schedule_release")) {
-      kit.call(Map.of("service", "billing"));
-      assertEquals("No release scheduled for billing: the request was declined.", kit.decline("window").text());
-      assertEquals(0, kit.stepRuns("schedule"));
+    // snippet: testkit
+    @Test
+    void scheduleReleaseSchedulesOnce() {
+        try (ToolTestKit kit = ToolTestKit.of(tools.definition(), "schedule_release")) {
+            Round asked = kit.call(Map.of("service", "billing"));
+            assertEquals(
+                    "When should billing be released?",
+                    asked.question("window").path("message").asText());
+            Round done = kit.answer("window", Map.of("window", "2026-12-01T10:00:00Z"));
+            assertTrue(done.text().startsWith("Release REL-"), done.text());
+            kit.rerun(); // as after a crash, or a repeated retry: the step does not run again
+            kit.assertStepRanOnce("schedule");
+        }
     }
-  }
+    // end snippet
 
-  /** schedule_release as it was before typed questions: a hand-built form and an instanceof check. */
-  private static ToolDefinition<DemoTools.ScheduleRelease> untypedScheduleRelease() {
-    return ToolDefinition.tool("schedule_release", DemoTools.ScheduleRelease.class).handler((args, ctx) -> {
-      ElicitAnswer answer = ctx.elicit("window", Elicitation.form("When should " + args.service() + " be released?")
-          .field("window", FormField.string("Release window start", "date-time"))
-          .build());
-      if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
-        return ToolResult.text("No release scheduled.");
-      }
-      String window = accepted.string("window");
-      String ticket = ctx.step("schedule", String.class, key -> "REL-" + key.substring(0, 8));
-      return ToolResult.text("Release " + ticket + " scheduled for " + window + ".");
-    });
-  }
-
-  @Test
-  void callsWaitingOnTheUntypedVersionReplayOnTheTypedOne() {
-    CallRecording waiting;
-    CallRecording completed;
-    try (ToolTestKit kit = ToolTestKit.of(untypedScheduleRelease())) {
-      kit.call(Map.of("service", "billing"));
-      waiting = kit.recording();
-      kit.answer("window", Map.of("window", "2026-12-01T10:00:00Z"));
-      completed = kit.recording();
+    @Test
+    void aDeclinedReleaseSchedulesNothing() {
+        try (ToolTestKit kit = ToolTestKit.of(tools.definition(), "schedule_release")) {
+            kit.call(Map.of("service", "billing"));
+            assertEquals(
+                    "No release scheduled for billing: the request was declined.",
+                    kit.decline("window").text());
+            assertEquals(0, kit.stepRuns("schedule"));
+        }
     }
-    for (CallRecording recording : List.of(waiting, completed)) {
-      ReplayCheck.check(tools.definition(), recording).assertDeterministic();
+
+    /** schedule_release as it was before typed questions: a hand-built form and an instanceof check. */
+    private static ToolDefinition<DemoTools.ScheduleRelease> untypedScheduleRelease() {
+        return ToolDefinition.tool("schedule_release", DemoTools.ScheduleRelease.class)
+                .handler((args, ctx) -> {
+                    ElicitAnswer answer = ctx.elicit(
+                            "window",
+                            Elicitation.form("When should " + args.service() + " be released?")
+                                    .field("window", FormField.string("Release window start", "date-time"))
+                                    .build());
+                    if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
+                        return ToolResult.text("No release scheduled.");
+                    }
+                    String window = accepted.string("window");
+                    String ticket = ctx.step("schedule", String.class, key -> "REL-" + key.substring(0, 8));
+                    return ToolResult.text("Release " + ticket + " scheduled for " + window + ".");
+                });
     }
-  }
 
-  @Test
-  void aCallExportedFromARunningDemoNodeReplaysAndARenamedFieldIsCaught() throws Exception {
-    McpHttpServer server = Launcher.startDemo(0, data.resolve("node"),
-        ConfigFactory.parseString("parley.management.call-history = on"));
-    try {
-      McpTestClient client = new McpTestClient(server.port());
-      ObjectNode request = client.toolCall("schedule_release", Json.object().put("service", "billing"));
-      assertInputRequired(client.send(request), request);
-      String id = onlyCallId(data.resolve("node"));
-      HttpResponse<String> exported = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-              "http://127.0.0.1:" + server.managementPort() + "/calls/" + id + "/history"))
-          .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
-      assertEquals(200, exported.statusCode(), exported.body());
-
-      assertReplays(exported.body());
-      CallRecording waiting = ReplayCheck.read(exported.body());
-
-      // A "harmless" rename of the answer record's field changes the question: caught.
-      record RenamedWindow(@dev.parley.runtime.Title("Release window start") java.time.Instant start) {}
-      ToolDefinition<DemoTools.ScheduleRelease> renamed = ToolDefinition.tool("schedule_release",
-          DemoTools.ScheduleRelease.class).handler((args, ctx) -> {
-            ctx.elicit("window", Elicitation.form("When should " + args.service() + " be released?", RenamedWindow.class));
-            return ToolResult.text("unused");
-          });
-      ReplayReport report = ReplayCheck.check(renamed, waiting);
-      assertFalse(report.deterministic());
-      assertEquals(ReplayReport.Kind.QUESTION_CHANGED, report.problems().get(0).kind(), report.toString());
-    } finally {
-      server.close();
+    @Test
+    void callsWaitingOnTheUntypedVersionReplayOnTheTypedOne() {
+        CallRecording waiting;
+        CallRecording completed;
+        try (ToolTestKit kit = ToolTestKit.of(untypedScheduleRelease())) {
+            kit.call(Map.of("service", "billing"));
+            waiting = kit.recording();
+            kit.answer("window", Map.of("window", "2026-12-01T10:00:00Z"));
+            completed = kit.recording();
+        }
+        for (CallRecording recording : List.of(waiting, completed)) {
+            ReplayCheck.check(tools.definition(), recording).assertDeterministic();
+        }
     }
-  }
 
-  // snippet: replay_check
-  /** A call's history, exported from a node with GET /calls/{id}/history, against today's code. */
-  void assertReplays(String exportedHistory) {
-    CallRecording recording = ReplayCheck.read(exportedHistory);
-    ReplayCheck.check(tools.definition(), recording).assertDeterministic();
-  }
-  // end snippet
+    @Test
+    void aCallExportedFromARunningDemoNodeReplaysAndARenamedFieldIsCaught() throws Exception {
+        McpHttpServer server = Launcher.startDemo(
+                0, data.resolve("node"), ConfigFactory.parseString("parley.management.call-history = on"));
+        try {
+            McpTestClient client = new McpTestClient(server.port());
+            ObjectNode request =
+                    client.toolCall("schedule_release", Json.object().put("service", "billing"));
+            assertInputRequired(client.send(request), request);
+            String id = onlyCallId(data.resolve("node"));
+            HttpResponse<String> exported = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.managementPort() + "/calls/"
+                                            + id + "/history"))
+                                    .timeout(Duration.ofSeconds(60))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, exported.statusCode(), exported.body());
 
-  /** The one call the node journaled (its data directory holds only this test's calls). */
-  private static String onlyCallId(Path dataDirectory) throws Exception {
-    dev.parley.persistence.JournalDatabase database = new dev.parley.persistence.JournalDatabase.H2File(dataDirectory);
-    try (var connection = java.sql.DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
-         var statement = connection.createStatement();
-         var rows = statement.executeQuery("SELECT DISTINCT \"persistence_id\" FROM \"event_journal\" "
-             + "WHERE \"persistence_id\" LIKE 'ToolCall|%'")) {
-      assertTrue(rows.next(), "the waiting call is journaled");
-      String id = rows.getString(1).substring("ToolCall|".length());
-      assertFalse(rows.next(), "one call only");
-      return id;
+            assertReplays(exported.body());
+            CallRecording waiting = ReplayCheck.read(exported.body());
+
+            // A "harmless" rename of the answer record's field changes the question: caught.
+            record RenamedWindow(
+                    @dev.parley.runtime.Title("Release window start")
+                    java.time.Instant start) {}
+            ToolDefinition<DemoTools.ScheduleRelease> renamed = ToolDefinition.tool(
+                            "schedule_release", DemoTools.ScheduleRelease.class)
+                    .handler((args, ctx) -> {
+                        ctx.elicit(
+                                "window",
+                                Elicitation.form(
+                                        "When should " + args.service() + " be released?", RenamedWindow.class));
+                        return ToolResult.text("unused");
+                    });
+            ReplayReport report = ReplayCheck.check(renamed, waiting);
+            assertFalse(report.deterministic());
+            assertEquals(
+                    ReplayReport.Kind.QUESTION_CHANGED, report.problems().get(0).kind(), report.toString());
+        } finally {
+            server.close();
+        }
     }
-  }
+
+    // snippet: replay_check
+    /** A call's history, exported from a node with GET /calls/{id}/history, against today's code. */
+    void assertReplays(String exportedHistory) {
+        CallRecording recording = ReplayCheck.read(exportedHistory);
+        ReplayCheck.check(tools.definition(), recording).assertDeterministic();
+    }
+    // end snippet
+
+    /** The one call the node journaled (its data directory holds only this test's calls). */
+    private static String onlyCallId(Path dataDirectory) throws Exception {
+        dev.parley.persistence.JournalDatabase database =
+                new dev.parley.persistence.JournalDatabase.H2File(dataDirectory);
+        try (var connection =
+                        java.sql.DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+                var statement = connection.createStatement();
+                var rows = statement.executeQuery("SELECT DISTINCT \"persistence_id\" FROM \"event_journal\" "
+                        + "WHERE \"persistence_id\" LIKE 'ToolCall|%'")) {
+            assertTrue(rows.next(), "the waiting call is journaled");
+            String id = rows.getString(1).substring("ToolCall|".length());
+            assertFalse(rows.next(), "one call only");
+            return id;
+        }
+    }
 }

@@ -1,13 +1,11 @@
 package dev.parley.examples;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.Json;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,10 +19,11 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Real MCP clients from npm against the runnable jar: the TypeScript SDK v1 client
@@ -37,147 +36,164 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the result texts and that the demo ledger holds each effect exactly once.
  */
 class InteropIT {
-  private static final Path SOURCES = Path.of("src", "test", "node", "interop");
-  private static final Path WORK = Path.of("target", "interop");
-  private static final long NPM_LIMIT_SECONDS = 300;
-  private static final long DRIVER_LIMIT_SECONDS = 120;
-  /** The C1 compiler alone: the servers here live for a minute, so they start faster without C2. */
-  private static final List<String> QUICK_START = List.of("-XX:TieredStopAtLevel=1");
+    private static final Path SOURCES = Path.of("src", "test", "node", "interop");
+    private static final Path WORK = Path.of("target", "interop");
+    private static final long NPM_LIMIT_SECONDS = 300;
+    private static final long DRIVER_LIMIT_SECONDS = 120;
+    /** The C1 compiler alone: the servers here live for a minute, so they start faster without C2. */
+    private static final List<String> QUICK_START = List.of("-XX:TieredStopAtLevel=1");
 
-  @TempDir
-  Path data;
+    @TempDir
+    Path data;
 
-  private final List<DemoProcess> processes = new ArrayList<>();
+    private final List<DemoProcess> processes = new ArrayList<>();
 
-  @AfterEach
-  void killLeftovers() {
-    processes.forEach(DemoProcess::kill);
-  }
-
-  /** Installs the pinned clients ({@code npm ci}) into target/interop once per lockfile. */
-  @BeforeAll
-  static void installClients() throws IOException, InterruptedException {
-    Files.createDirectories(WORK);
-    for (String file : List.of("package.json", "package-lock.json", "drive.mjs")) {
-      Files.copy(SOURCES.resolve(file), WORK.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+    @AfterEach
+    void killLeftovers() {
+        processes.forEach(DemoProcess::kill);
     }
-    // npm ci writes node_modules/.package-lock.json; when it matches the committed lock, the install is current.
-    Path installed = WORK.resolve("node_modules").resolve(".interop-lock.json");
-    String lock = Files.readString(SOURCES.resolve("package-lock.json"));
-    if (Files.isRegularFile(installed) && Files.readString(installed).equals(lock)) {
-      return;
+
+    /** Installs the pinned clients ({@code npm ci}) into target/interop once per lockfile. */
+    @BeforeAll
+    static void installClients() throws IOException, InterruptedException {
+        Files.createDirectories(WORK);
+        for (String file : List.of("package.json", "package-lock.json", "drive.mjs")) {
+            Files.copy(SOURCES.resolve(file), WORK.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+        }
+        // npm ci writes node_modules/.package-lock.json; when it matches the committed lock, the install is current.
+        Path installed = WORK.resolve("node_modules").resolve(".interop-lock.json");
+        String lock = Files.readString(SOURCES.resolve("package-lock.json"));
+        if (Files.isRegularFile(installed) && Files.readString(installed).equals(lock)) {
+            return;
+        }
+        Run npm = run(
+                List.of("npm", "ci", "--no-audit", "--no-fund"),
+                NPM_LIMIT_SECONDS,
+                "npm is needed for the interop test (it installs the MCP TypeScript SDK clients); install Node.js 20+ with npm");
+        if (npm.exitCode != 0) {
+            fail("npm ci in " + WORK + " failed with " + npm.exitCode + ":\n" + npm.output);
+        }
+        Files.writeString(installed, lock);
     }
-    Run npm = run(List.of("npm", "ci", "--no-audit", "--no-fund"), NPM_LIMIT_SECONDS,
-        "npm is needed for the interop test (it installs the MCP TypeScript SDK clients); install Node.js 20+ with npm");
-    if (npm.exitCode != 0) {
-      fail("npm ci in " + WORK + " failed with " + npm.exitCode + ":\n" + npm.output);
+
+    @ParameterizedTest(name = "{0} over {1}")
+    @CsvSource({
+        "v1, http, 2025-11-25",
+        "v2-auto, http, 2026-07-28",
+        "v2-legacy, http, 2025-11-25",
+        "v1, stdio, 2025-11-25",
+        "v2-auto, stdio, 2026-07-28",
+        "v2-legacy, stdio, 2025-11-25",
+    })
+    void aRealClientRunsTheAskingToolsToCompletionAndNoEffectRepeats(String client, String transport, String era)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("node", "drive.mjs", client, transport));
+        if (transport.equals("http")) {
+            DemoProcess demo = DemoProcess.start(data, QUICK_START);
+            processes.add(demo);
+            command.add("http://127.0.0.1:" + demo.port() + "/mcp");
+        } else {
+            command.addAll(List.of(
+                    DemoProcess.java(),
+                    DemoProcess.jar().toAbsolutePath().toString(),
+                    data.toAbsolutePath().toString()));
+        }
+        Run driver = run(command, DRIVER_LIMIT_SECONDS, "node is needed for the interop test");
+        String label = "interop " + client + " " + transport;
+        assertEquals(0, driver.exitCode, () -> label + ": the driver failed:\n" + driver.output);
+
+        Matcher negotiated = Pattern.compile("(?m)^negotiated (\\S+)").matcher(driver.output);
+        assertTrue(negotiated.find(), () -> label + ": no negotiated line:\n" + driver.output);
+        assertEquals(era, negotiated.group(1), () -> label + ": protocol version\n" + driver.output);
+
+        Map<String, JsonNode> results = new TreeMap<>();
+        Matcher line = Pattern.compile("(?m)^result (.+)$").matcher(driver.output);
+        while (line.find()) {
+            JsonNode result = Json.parse(line.group(1));
+            results.put(result.get("tool").asText(), result);
+        }
+        assertEquals(
+                List.of("book_venue", "create_invoice", "schedule_release"),
+                List.copyOf(results.keySet()),
+                () -> label + ":\n" + driver.output);
+        results.values().forEach(result -> assertTrue(!result.get("isError").asBoolean(), () -> label + ": " + result));
+
+        assertText(
+                label,
+                results.get("schedule_release"),
+                "Release (REL-[0-9a-f]+) of billing scheduled for 2026-12-01T10:00:00Z\\.",
+                List.of("form"));
+        assertText(
+                label,
+                results.get("create_invoice"),
+                "Invoice (INV-[0-9a-f]{8}) for ACME: 120\\.5 CHF\\.",
+                List.of("form"));
+        String booking = assertText(
+                label,
+                results.get("book_venue"),
+                "Booked 2026-12-27 for 40 guests \\((BKG-[0-9a-f]{8})\\); contract written, deposit received\\.",
+                List.of("form", "url"));
+
+        // One line per effect: a step that ran twice (a replay that repeated it) would show here.
+        List<String> ledger = new DemoLedger(data).lines();
+        assertEquals(7, ledger.size(), () -> label + ": ledger " + ledger);
+        assertEquals(ledger.size(), ledger.stream().distinct().count(), () -> label + ": ledger " + ledger);
+        assertEquals(1, count(ledger, "release REL-.* billing 2026-12-01T10:00:00Z"), () -> label + ": " + ledger);
+        assertEquals(1, count(ledger, "invoice INV-.* ACME 120\\.5 CHF"), () -> label + ": " + ledger);
+        assertEquals(1, count(ledger, "deposit .*"), () -> label + ": " + ledger);
+        assertEquals(3, count(ledger, "contract " + booking + " part [123] of 3"), () -> label + ": " + ledger);
+        assertEquals(1, count(ledger, "booking " + booking + " 2026-12-27 40"), () -> label + ": " + ledger);
+        System.out.println(label + ": " + results.size() + " passed (" + era + ")");
     }
-    Files.writeString(installed, lock);
-  }
 
-  @ParameterizedTest(name = "{0} over {1}")
-  @CsvSource({
-      "v1, http, 2025-11-25",
-      "v2-auto, http, 2026-07-28",
-      "v2-legacy, http, 2025-11-25",
-      "v1, stdio, 2025-11-25",
-      "v2-auto, stdio, 2026-07-28",
-      "v2-legacy, stdio, 2025-11-25",
-  })
-  void aRealClientRunsTheAskingToolsToCompletionAndNoEffectRepeats(String client, String transport, String era)
-      throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("node", "drive.mjs", client, transport));
-    if (transport.equals("http")) {
-      DemoProcess demo = DemoProcess.start(data, QUICK_START);
-      processes.add(demo);
-      command.add("http://127.0.0.1:" + demo.port() + "/mcp");
-    } else {
-      command.addAll(List.of(DemoProcess.java(), DemoProcess.jar().toAbsolutePath().toString(),
-          data.toAbsolutePath().toString()));
+    /** Checks the text against the pattern and the questions asked (by mode); returns the pattern's group. */
+    private static String assertText(String label, JsonNode result, String pattern, List<String> modes) {
+        Matcher text = Pattern.compile(pattern).matcher(result.get("text").asText());
+        assertTrue(text.matches(), () -> label + ": " + result);
+        List<String> asked = new ArrayList<>();
+        result.get("asked").forEach(question -> asked.add(question.get("mode").asText()));
+        assertEquals(modes, asked, () -> label + ": questions asked in " + result);
+        return text.group(1);
     }
-    Run driver = run(command, DRIVER_LIMIT_SECONDS, "node is needed for the interop test");
-    String label = "interop " + client + " " + transport;
-    assertEquals(0, driver.exitCode, () -> label + ": the driver failed:\n" + driver.output);
 
-    Matcher negotiated = Pattern.compile("(?m)^negotiated (\\S+)").matcher(driver.output);
-    assertTrue(negotiated.find(), () -> label + ": no negotiated line:\n" + driver.output);
-    assertEquals(era, negotiated.group(1), () -> label + ": protocol version\n" + driver.output);
-
-    Map<String, JsonNode> results = new TreeMap<>();
-    Matcher line = Pattern.compile("(?m)^result (.+)$").matcher(driver.output);
-    while (line.find()) {
-      JsonNode result = Json.parse(line.group(1));
-      results.put(result.get("tool").asText(), result);
+    private static long count(List<String> lines, String regex) {
+        return lines.stream().filter(line -> line.matches(regex)).count();
     }
-    assertEquals(List.of("book_venue", "create_invoice", "schedule_release"), List.copyOf(results.keySet()),
-        () -> label + ":\n" + driver.output);
-    results.values().forEach(result -> assertTrue(!result.get("isError").asBoolean(), () -> label + ": " + result));
 
-    assertText(label, results.get("schedule_release"),
-        "Release (REL-[0-9a-f]+) of billing scheduled for 2026-12-01T10:00:00Z\\.", List.of("form"));
-    assertText(label, results.get("create_invoice"),
-        "Invoice (INV-[0-9a-f]{8}) for ACME: 120\\.5 CHF\\.", List.of("form"));
-    String booking = assertText(label, results.get("book_venue"),
-        "Booked 2026-12-27 for 40 guests \\((BKG-[0-9a-f]{8})\\); contract written, deposit received\\.",
-        List.of("form", "url"));
+    private record Run(int exitCode, String output) {}
 
-    // One line per effect: a step that ran twice (a replay that repeated it) would show here.
-    List<String> ledger = new DemoLedger(data).lines();
-    assertEquals(7, ledger.size(), () -> label + ": ledger " + ledger);
-    assertEquals(ledger.size(), ledger.stream().distinct().count(), () -> label + ": ledger " + ledger);
-    assertEquals(1, count(ledger, "release REL-.* billing 2026-12-01T10:00:00Z"), () -> label + ": " + ledger);
-    assertEquals(1, count(ledger, "invoice INV-.* ACME 120\\.5 CHF"), () -> label + ": " + ledger);
-    assertEquals(1, count(ledger, "deposit .*"), () -> label + ": " + ledger);
-    assertEquals(3, count(ledger, "contract " + booking + " part [123] of 3"), () -> label + ": " + ledger);
-    assertEquals(1, count(ledger, "booking " + booking + " 2026-12-27 40"), () -> label + ": " + ledger);
-    System.out.println(label + ": " + results.size() + " passed (" + era + ")");
-  }
-
-  /** Checks the text against the pattern and the questions asked (by mode); returns the pattern's group. */
-  private static String assertText(String label, JsonNode result, String pattern, List<String> modes) {
-    Matcher text = Pattern.compile(pattern).matcher(result.get("text").asText());
-    assertTrue(text.matches(), () -> label + ": " + result);
-    List<String> asked = new ArrayList<>();
-    result.get("asked").forEach(question -> asked.add(question.get("mode").asText()));
-    assertEquals(modes, asked, () -> label + ": questions asked in " + result);
-    return text.group(1);
-  }
-
-  private static long count(List<String> lines, String regex) {
-    return lines.stream().filter(line -> line.matches(regex)).count();
-  }
-
-  private record Run(int exitCode, String output) {}
-
-  /** Runs a command in target/interop, output and errors together, killed after the limit. */
-  private static Run run(List<String> command, long limitSeconds, String whenMissing)
-      throws IOException, InterruptedException {
-    Path log = Files.createTempFile("interop", ".log");
-    Process process;
-    try {
-      process = new ProcessBuilder(command).directory(WORK.toFile())
-          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    } catch (IOException e) {
-      throw new IllegalStateException(whenMissing + " (" + command.get(0) + ": " + e.getMessage() + ")", e);
+    /** Runs a command in target/interop, output and errors together, killed after the limit. */
+    private static Run run(List<String> command, long limitSeconds, String whenMissing)
+            throws IOException, InterruptedException {
+        Path log = Files.createTempFile("interop", ".log");
+        Process process;
+        try {
+            process = new ProcessBuilder(command)
+                    .directory(WORK.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException(whenMissing + " (" + command.get(0) + ": " + e.getMessage() + ")", e);
+        }
+        try {
+            if (!process.waitFor(limitSeconds, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                process.waitFor(30, TimeUnit.SECONDS);
+                fail(String.join(" ", command) + " took longer than " + limitSeconds + " s:\n" + read(log));
+            }
+            return new Run(process.exitValue(), read(log));
+        } finally {
+            Files.deleteIfExists(log);
+        }
     }
-    try {
-      if (!process.waitFor(limitSeconds, TimeUnit.SECONDS)) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
-        process.waitFor(30, TimeUnit.SECONDS);
-        fail(String.join(" ", command) + " took longer than " + limitSeconds + " s:\n" + read(log));
-      }
-      return new Run(process.exitValue(), read(log));
-    } finally {
-      Files.deleteIfExists(log);
-    }
-  }
 
-  private static String read(Path file) {
-    try {
-      return Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    private static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-  }
 }

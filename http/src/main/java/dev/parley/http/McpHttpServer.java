@@ -1,34 +1,23 @@
 package dev.parley.http;
 
-import dev.parley.http.internal.McpRoutes;
-import dev.parley.http.internal.StdioTransport;
-import dev.parley.http.internal.console.ConsoleJournal;
-
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
 import dev.parley.actors.internal.ops.ParleyTracing;
-import dev.parley.http.internal.ops.NodeLifecycle;
-import dev.parley.http.internal.ops.TracingSetup;
-import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import org.apache.pekko.Done;
-import org.apache.pekko.actor.CoordinatedShutdown;
 import dev.parley.http.auth.AuthSettings;
+import dev.parley.http.auth.RequestAuthorization;
+import dev.parley.http.internal.McpRoutes;
+import dev.parley.http.internal.StdioTransport;
 import dev.parley.http.internal.auth.OAuthResourceServer;
 import dev.parley.http.internal.auth.ProtectedResourceRoutes;
-import dev.parley.http.auth.RequestAuthorization;
+import dev.parley.http.internal.console.ConsoleJournal;
+import dev.parley.http.internal.ops.NodeLifecycle;
+import dev.parley.http.internal.ops.TracingSetup;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.state.RequestStateKey;
-import org.apache.pekko.http.javadsl.Http;
-import org.apache.pekko.http.javadsl.ServerBinding;
-import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.management.javadsl.PekkoManagement;
-import org.apache.pekko.stream.Materializer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -37,6 +26,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.management.javadsl.PekkoManagement;
+import org.apache.pekko.stream.Materializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Boots a Parley server: a {@link ParleyNode} plus the HTTP binding of its MCP endpoint.
@@ -46,191 +44,210 @@ import java.util.function.Function;
  * }</pre>
  */
 public final class McpHttpServer implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(McpHttpServer.class);
+    private static final Logger log = LoggerFactory.getLogger(McpHttpServer.class);
 
-  private final ParleyNode node;
-  private final ServerBinding binding;
-  private final int managementPort;
+    private final ParleyNode node;
+    private final ServerBinding binding;
+    private final int managementPort;
 
-  private McpHttpServer(ParleyNode node, ServerBinding binding, int managementPort) {
-    this.node = node;
-    this.binding = binding;
-    this.managementPort = managementPort;
-  }
-
-  public static Builder builder(McpServerDefinition definition) {
-    return new Builder(definition);
-  }
-
-  public int port() {
-    return binding.localAddress().getPort();
-  }
-
-  /** The port of {@code /ready}, {@code /alive} and {@code /metrics}; -1 when management is off. */
-  public int managementPort() {
-    return managementPort;
-  }
-
-  public ParleyNode node() {
-    return node;
-  }
-
-  /**
-   * Serves MCP over stdio as well (both eras, newline-delimited JSON-RPC) until {@code in} ends:
-   * the same pipeline, journal and durability as the HTTP endpoint. Blocks.
-   *
-   * @param principal who is on the other end of the pipes (every requestState and session binds to it)
-   */
-  public void serveStdio(java.io.InputStream in, java.io.OutputStream out, String principal) throws IOException {
-    new StdioTransport(node.pipeline(), principal, Materializer.matFromSystem(node.system()), out).serve(in);
-  }
-
-  /**
-   * Runs the node's coordinated shutdown (see {@link NodeLifecycle}: not ready, refuse new
-   * requests, unbind, let in-flight requests finish, hand over, leave, stop) and waits for it.
-   */
-  @Override
-  public void close() {
-    node.close();
-  }
-
-  public static final class Builder {
-    private final McpServerDefinition definition;
-    private Config config = ConfigFactory.parseResourcesAnySyntax("application");
-    private Path dataDirectory = Path.of("data");
-    private JournalDatabase database;
-    private Integer port;
-    private PrincipalResolver principals = PrincipalResolver.ANONYMOUS;
-    private final List<Function<ParleyNode, Route>> extraRoutes = new ArrayList<>();
-    private OpenTelemetry openTelemetry;
-
-    private Builder(McpServerDefinition definition) {
-      this.definition = definition;
+    private McpHttpServer(ParleyNode node, ServerBinding binding, int managementPort) {
+        this.node = node;
+        this.binding = binding;
+        this.managementPort = managementPort;
     }
 
-    /** Application settings (overrides only; reference.conf is added at start). */
-    public Builder config(Config config) {
-      this.config = config;
-      return this;
+    public static Builder builder(McpServerDefinition definition) {
+        return new Builder(definition);
+    }
+
+    public int port() {
+        return binding.localAddress().getPort();
+    }
+
+    /** The port of {@code /ready}, {@code /alive} and {@code /metrics}; -1 when management is off. */
+    public int managementPort() {
+        return managementPort;
+    }
+
+    public ParleyNode node() {
+        return node;
     }
 
     /**
-     * Holds the H2 journal (unless {@code parley.journal} or {@link #database} names another) and
-     * the generated state key (unless keys are configured).
+     * Serves MCP over stdio as well (both eras, newline-delimited JSON-RPC) until {@code in} ends:
+     * the same pipeline, journal and durability as the HTTP endpoint. Blocks.
+     *
+     * @param principal who is on the other end of the pipes (every requestState and session binds to it)
      */
-    public Builder dataDirectory(Path dataDirectory) {
-      this.dataDirectory = dataDirectory;
-      return this;
-    }
-
-    public Builder database(JournalDatabase database) {
-      this.database = database;
-      return this;
-    }
-
-    /** Overrides {@code parley.http.port}; 0 picks a free port. */
-    public Builder port(int port) {
-      this.port = port;
-      return this;
-    }
-
-    /** Who a caller is when {@code parley.auth} is off (with it on, the access token says). */
-    public Builder principals(PrincipalResolver principals) {
-      this.principals = principals;
-      return this;
+    public void serveStdio(java.io.InputStream in, java.io.OutputStream out, String principal) throws IOException {
+        new StdioTransport(node.pipeline(), principal, Materializer.matFromSystem(node.system()), out).serve(in);
     }
 
     /**
-     * Traces with {@code openTelemetry} (the caller owns it). Without it, a node traces only when
-     * {@code parley.tracing.enabled} is on or the OTEL_* variables name an exporter ({@link TracingSetup}).
+     * Runs the node's coordinated shutdown (see {@link NodeLifecycle}: not ready, refuse new
+     * requests, unbind, let in-flight requests finish, hand over, leave, stop) and waits for it.
      */
-    public Builder openTelemetry(OpenTelemetry openTelemetry) {
-      this.openTelemetry = openTelemetry;
-      return this;
-    }
-
-    /** Serves more routes beside the MCP endpoint on the same binding. */
-    public Builder route(Function<ParleyNode, Route> route) {
-      extraRoutes.add(route);
-      return this;
-    }
-
-    /** Starts the node and binds; blocks until the endpoint accepts requests. */
-    public McpHttpServer start() {
-      Config overrides = config.withFallback(ConfigFactory.parseResources("parley-http.conf"));
-      JournalDatabase journal = database != null
-          ? database : JournalDatabase.fromConfig(ConfigFactory.load(overrides), dataDirectory);
-      Config effective = ParleyNode.effectiveConfig(overrides, journal);
-      HttpSettings settings = HttpSettings.from(effective);
-      AuthSettings auth = AuthSettings.from(effective);
-      ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
-      try {
-        // Management first: /ready answers (not ready) while the rest starts.
-        int managementPort = -1;
-        ConsoleJournal.get(node.system()).use(journal); // the console (on the management port) reads it
-        if (effective.getBoolean("parley.management.enabled")) {
-          managementPort = PekkoManagement.get(node.system().classicSystem()).start()
-              .toCompletableFuture().get(30, TimeUnit.SECONDS).port();
-          log.info("management (/ready, /alive, /metrics, /console) at http://{}:{}/", effective.getString("parley.management.host"),
-              managementPort);
-        }
-        ParleyTracing.get(node.system()).use(tracing(node, effective));
-        NodeLifecycle lifecycle = new NodeLifecycle(node.system(), NodeLifecycle.Settings.from(effective));
-        RequestAuthorization authorization = auth.enabled()
-            ? new OAuthResourceServer(auth, definition) : RequestAuthorization.open(principals);
-        McpRoutes mcp = new McpRoutes(node.pipeline(), settings, authorization, Materializer.matFromSystem(node.system()));
-        Route route = mcp.route();
-        if (auth.enabled()) {
-          route = route.orElse(new ProtectedResourceRoutes(auth).route());
-          log.info("OAuth resource server for {}, tokens from {}", auth.resource(), auth.authorizationServers());
-        }
-        for (Function<ParleyNode, Route> extra : extraRoutes) {
-          route = route.orElse(extra.apply(node));
-        }
-        ServerBinding binding = Http.get(node.system())
-            .newServerAt(settings.host(), port != null ? port : settings.port())
-            .bind(lifecycle.gate(route))
-            .toCompletableFuture().get(30, TimeUnit.SECONDS);
-        lifecycle.install(binding, managementPort >= 0);
-        log.info("MCP endpoint at http://{}:{}/{}", settings.host(), binding.localAddress().getPort(), settings.path());
-        return new McpHttpServer(node, binding, managementPort);
-      } catch (Exception e) {
+    @Override
+    public void close() {
         node.close();
-        throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);
-      }
     }
 
-    private OpenTelemetry tracing(ParleyNode node, Config effective) {
-      if (openTelemetry != null) {
-        return openTelemetry;
-      }
-      if (!TracingSetup.enabled(effective, System.getenv())) {
-        return TracingSetup.off();
-      }
-      OpenTelemetrySdk sdk = TracingSetup.fromEnvironment();
-      // Flush and close the exporter as the node stops, after the last request ended.
-      CoordinatedShutdown.get(node.system()).addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
-          "parley-tracing-close", () -> CompletableFuture.supplyAsync(() -> {
-            sdk.close();
-            return Done.getInstance();
-          }));
-      return sdk;
-    }
+    public static final class Builder {
+        private final McpServerDefinition definition;
+        private Config config = ConfigFactory.parseResourcesAnySyntax("application");
+        private Path dataDirectory = Path.of("data");
+        private JournalDatabase database;
+        private Integer port;
+        private PrincipalResolver principals = PrincipalResolver.ANONYMOUS;
+        private final List<Function<ParleyNode, Route>> extraRoutes = new ArrayList<>();
+        private OpenTelemetry openTelemetry;
 
-    /** Configured shared keys, or (standalone) the key kept in the data directory. */
-    private List<RequestStateKey> stateKeys(Config effective) {
-      List<RequestStateKey> keys = new ArrayList<>();
-      for (Config key : effective.getConfigList("parley.request-state.keys")) {
-        keys.add(RequestStateKey.fromBase64(key.getString("id"), key.getString("secret")));
-      }
-      if (!keys.isEmpty()) {
-        return keys;
-      }
-      try {
-        return List.of(RequestStateKey.loadOrCreate(dataDirectory.resolve("request-state.key")));
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read or create the requestState key in " + dataDirectory, e);
-      }
+        private Builder(McpServerDefinition definition) {
+            this.definition = definition;
+        }
+
+        /** Application settings (overrides only; reference.conf is added at start). */
+        public Builder config(Config config) {
+            this.config = config;
+            return this;
+        }
+
+        /**
+         * Holds the H2 journal (unless {@code parley.journal} or {@link #database} names another) and
+         * the generated state key (unless keys are configured).
+         */
+        public Builder dataDirectory(Path dataDirectory) {
+            this.dataDirectory = dataDirectory;
+            return this;
+        }
+
+        public Builder database(JournalDatabase database) {
+            this.database = database;
+            return this;
+        }
+
+        /** Overrides {@code parley.http.port}; 0 picks a free port. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Who a caller is when {@code parley.auth} is off (with it on, the access token says). */
+        public Builder principals(PrincipalResolver principals) {
+            this.principals = principals;
+            return this;
+        }
+
+        /**
+         * Traces with {@code openTelemetry} (the caller owns it). Without it, a node traces only when
+         * {@code parley.tracing.enabled} is on or the OTEL_* variables name an exporter ({@link TracingSetup}).
+         */
+        public Builder openTelemetry(OpenTelemetry openTelemetry) {
+            this.openTelemetry = openTelemetry;
+            return this;
+        }
+
+        /** Serves more routes beside the MCP endpoint on the same binding. */
+        public Builder route(Function<ParleyNode, Route> route) {
+            extraRoutes.add(route);
+            return this;
+        }
+
+        /** Starts the node and binds; blocks until the endpoint accepts requests. */
+        public McpHttpServer start() {
+            Config overrides = config.withFallback(ConfigFactory.parseResources("parley-http.conf"));
+            JournalDatabase journal = database != null
+                    ? database
+                    : JournalDatabase.fromConfig(ConfigFactory.load(overrides), dataDirectory);
+            Config effective = ParleyNode.effectiveConfig(overrides, journal);
+            HttpSettings settings = HttpSettings.from(effective);
+            AuthSettings auth = AuthSettings.from(effective);
+            ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
+            try {
+                // Management first: /ready answers (not ready) while the rest starts.
+                int managementPort = -1;
+                ConsoleJournal.get(node.system()).use(journal); // the console (on the management port) reads it
+                if (effective.getBoolean("parley.management.enabled")) {
+                    managementPort = PekkoManagement.get(node.system().classicSystem())
+                            .start()
+                            .toCompletableFuture()
+                            .get(30, TimeUnit.SECONDS)
+                            .port();
+                    log.info(
+                            "management (/ready, /alive, /metrics, /console) at http://{}:{}/",
+                            effective.getString("parley.management.host"),
+                            managementPort);
+                }
+                ParleyTracing.get(node.system()).use(tracing(node, effective));
+                NodeLifecycle lifecycle = new NodeLifecycle(node.system(), NodeLifecycle.Settings.from(effective));
+                RequestAuthorization authorization = auth.enabled()
+                        ? new OAuthResourceServer(auth, definition)
+                        : RequestAuthorization.open(principals);
+                McpRoutes mcp = new McpRoutes(
+                        node.pipeline(), settings, authorization, Materializer.matFromSystem(node.system()));
+                Route route = mcp.route();
+                if (auth.enabled()) {
+                    route = route.orElse(new ProtectedResourceRoutes(auth).route());
+                    log.info(
+                            "OAuth resource server for {}, tokens from {}",
+                            auth.resource(),
+                            auth.authorizationServers());
+                }
+                for (Function<ParleyNode, Route> extra : extraRoutes) {
+                    route = route.orElse(extra.apply(node));
+                }
+                ServerBinding binding = Http.get(node.system())
+                        .newServerAt(settings.host(), port != null ? port : settings.port())
+                        .bind(lifecycle.gate(route))
+                        .toCompletableFuture()
+                        .get(30, TimeUnit.SECONDS);
+                lifecycle.install(binding, managementPort >= 0);
+                log.info(
+                        "MCP endpoint at http://{}:{}/{}",
+                        settings.host(),
+                        binding.localAddress().getPort(),
+                        settings.path());
+                return new McpHttpServer(node, binding, managementPort);
+            } catch (Exception e) {
+                node.close();
+                throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);
+            }
+        }
+
+        private OpenTelemetry tracing(ParleyNode node, Config effective) {
+            if (openTelemetry != null) {
+                return openTelemetry;
+            }
+            if (!TracingSetup.enabled(effective, System.getenv())) {
+                return TracingSetup.off();
+            }
+            OpenTelemetrySdk sdk = TracingSetup.fromEnvironment();
+            // Flush and close the exporter as the node stops, after the last request ended.
+            CoordinatedShutdown.get(node.system())
+                    .addTask(
+                            CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
+                            "parley-tracing-close",
+                            () -> CompletableFuture.supplyAsync(() -> {
+                                sdk.close();
+                                return Done.getInstance();
+                            }));
+            return sdk;
+        }
+
+        /** Configured shared keys, or (standalone) the key kept in the data directory. */
+        private List<RequestStateKey> stateKeys(Config effective) {
+            List<RequestStateKey> keys = new ArrayList<>();
+            for (Config key : effective.getConfigList("parley.request-state.keys")) {
+                keys.add(RequestStateKey.fromBase64(key.getString("id"), key.getString("secret")));
+            }
+            if (!keys.isEmpty()) {
+                return keys;
+            }
+            try {
+                return List.of(RequestStateKey.loadOrCreate(dataDirectory.resolve("request-state.key")));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read or create the requestState key in " + dataDirectory, e);
+            }
+        }
     }
-  }
 }

@@ -9,7 +9,7 @@ import org.apache.pekko.http.javadsl.model.HttpRequest;
  */
 @FunctionalInterface
 public interface PrincipalResolver {
-  PrincipalResolver ANONYMOUS = request -> "anonymous";
+    PrincipalResolver ANONYMOUS = request -> "anonymous";
 
-  String principalOf(HttpRequest request);
+    String principalOf(HttpRequest request);
 }

@@ -1,15 +1,14 @@
 package dev.parley.http;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.ToolDefinition;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.util.Map;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Every {@code tools/call} wire test of {@link McpEndpointToolCallTest}, against the same tools
@@ -17,23 +16,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class McpEndpointAnnotatedToolCallTest extends McpEndpointToolCallTest {
 
-  /** Hides the builder-declared start of the parent class. */
-  @BeforeAll
-  static void start() {
-    startWith(new TestTools(true));
-  }
-
-  @Test
-  void theAnnotatedToolsListExactlyAsTheBuilderTools() {
-    assertEquals(listed(new TestTools(false)), listed(new TestTools(true)));
-  }
-
-  private static Map<String, String> listed(TestTools tools) {
-    Map<String, String> entries = new TreeMap<>();
-    for (ToolDefinition<?> tool : tools.definition().tools()) {
-      ObjectNode info = tool.infoJson();
-      entries.put(tool.name(), Json.canonical(info));
+    /** Hides the builder-declared start of the parent class. */
+    @BeforeAll
+    static void start() {
+        startWith(new TestTools(true));
     }
-    return entries;
-  }
+
+    @Test
+    void theAnnotatedToolsListExactlyAsTheBuilderTools() {
+        assertEquals(listed(new TestTools(false)), listed(new TestTools(true)));
+    }
+
+    private static Map<String, String> listed(TestTools tools) {
+        Map<String, String> entries = new TreeMap<>();
+        for (ToolDefinition<?> tool : tools.definition().tools()) {
+            ObjectNode info = tool.infoJson();
+            entries.put(tool.name(), Json.canonical(info));
+        }
+        return entries;
+    }
 }

@@ -2,7 +2,6 @@ package dev.parley.persistence;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
@@ -10,145 +9,152 @@ import java.util.Objects;
 /** Where the journal lives: an embedded H2 file (the default) or a shared PostgreSQL. */
 public sealed interface JournalDatabase {
 
-  String jdbcUrl();
+    String jdbcUrl();
 
-  String user();
+    String user();
 
-  String password();
+    String password();
 
-  /** The Slick profile object pekko-persistence-jdbc uses for this database. */
-  String slickProfile();
+    /** The Slick profile object pekko-persistence-jdbc uses for this database. */
+    String slickProfile();
 
-  String driver();
+    String driver();
 
-  /** The DDL script (from this module's resources) that creates the journal tables. */
-  String schemaResource();
+    /** The DDL script (from this module's resources) that creates the journal tables. */
+    String schemaResource();
 
-  /**
-   * The database {@code parley.journal} names: {@code database = h2} (a file in
-   * {@code dataDirectory}) or {@code database = postgres} with {@code postgres.url}, {@code user}
-   * and {@code password} (from PG_URL, PG_USER and PG_PASSWORD by default).
-   */
-  static JournalDatabase fromConfig(Config config, Path dataDirectory) {
-    Config journal = config.getConfig("parley.journal");
-    return switch (journal.getString("database")) {
-      case "h2" -> new H2File(dataDirectory);
-      case "postgres" -> new Postgres(journal.getString("postgres.url"), journal.getString("postgres.user"),
-          journal.getString("postgres.password"));
-      default -> throw new IllegalArgumentException(
-          "parley.journal.database must be h2 or postgres, not " + journal.getString("database"));
-    };
-  }
-
-  /** A table or column name as SQL must spell it for this database's journal tables. */
-  default String identifier(String name) {
-    return name;
-  }
-
-  /** Configuration that points pekko-persistence-jdbc's shared database at this one. */
-  default Config config() {
-    String db = "pekko-persistence-jdbc.shared-databases.slick.";
-    return ConfigFactory.parseMap(Map.of(
-        db + "profile", slickProfile(),
-        db + "db.url", jdbcUrl(),
-        db + "db.driver", driver(),
-        db + "db.user", user(),
-        db + "db.password", password()));
-  }
-
-  /** Settings this database works best with; a node's own configuration overrides them. */
-  default Config defaults() {
-    return ConfigFactory.empty();
-  }
-
-  /**
-   * An H2 file database in {@code directory}. {@code WRITE_DELAY=0} makes every commit reach the
-   * file before it is acknowledged, so a SIGKILL loses nothing that was answered.
-   */
-  record H2File(Path directory) implements JournalDatabase {
-    public H2File {
-      Objects.requireNonNull(directory, "directory");
+    /**
+     * The database {@code parley.journal} names: {@code database = h2} (a file in
+     * {@code dataDirectory}) or {@code database = postgres} with {@code postgres.url}, {@code user}
+     * and {@code password} (from PG_URL, PG_USER and PG_PASSWORD by default).
+     */
+    static JournalDatabase fromConfig(Config config, Path dataDirectory) {
+        Config journal = config.getConfig("parley.journal");
+        return switch (journal.getString("database")) {
+            case "h2" -> new H2File(dataDirectory);
+            case "postgres" ->
+                new Postgres(
+                        journal.getString("postgres.url"),
+                        journal.getString("postgres.user"),
+                        journal.getString("postgres.password"));
+            default ->
+                throw new IllegalArgumentException(
+                        "parley.journal.database must be h2 or postgres, not " + journal.getString("database"));
+        };
     }
 
-    @Override
-    public String jdbcUrl() {
-      return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("journal")
-          + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0";
+    /** A table or column name as SQL must spell it for this database's journal tables. */
+    default String identifier(String name) {
+        return name;
+    }
+
+    /** Configuration that points pekko-persistence-jdbc's shared database at this one. */
+    default Config config() {
+        String db = "pekko-persistence-jdbc.shared-databases.slick.";
+        return ConfigFactory.parseMap(Map.of(
+                db + "profile", slickProfile(),
+                db + "db.url", jdbcUrl(),
+                db + "db.driver", driver(),
+                db + "db.user", user(),
+                db + "db.password", password()));
+    }
+
+    /** Settings this database works best with; a node's own configuration overrides them. */
+    default Config defaults() {
+        return ConfigFactory.empty();
     }
 
     /**
-     * One journal write transaction at a time: H2 serializes every commit's changed pages on the
-     * committing thread, so concurrent small transactions cost more than one larger batch of the
-     * writes queued meanwhile (JournalWriteBenchmark: 12.2k events/s with 8, 16.7k with 1).
+     * An H2 file database in {@code directory}. {@code WRITE_DELAY=0} makes every commit reach the
+     * file before it is acknowledged, so a SIGKILL loses nothing that was answered.
      */
-    /*
-     * connectionTestQuery (issue 17): H2 closes the database when a write fails (a full disk),
-     * but its connections still say they are valid; a query is what shows the pool that they
-     * are not, so it replaces them with connections that open the database again.
-     */
-    @Override
-    public Config defaults() {
-      return ConfigFactory.parseMap(Map.of("jdbc-journal.parallelism", 1,
-          "pekko-persistence-jdbc.shared-databases.slick.db.connectionTestQuery", "SELECT 1"));
+    record H2File(Path directory) implements JournalDatabase {
+        public H2File {
+            Objects.requireNonNull(directory, "directory");
+        }
+
+        @Override
+        public String jdbcUrl() {
+            return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("journal")
+                    + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0";
+        }
+
+        /**
+         * One journal write transaction at a time: H2 serializes every commit's changed pages on the
+         * committing thread, so concurrent small transactions cost more than one larger batch of the
+         * writes queued meanwhile (JournalWriteBenchmark: 12.2k events/s with 8, 16.7k with 1).
+         */
+        /*
+         * connectionTestQuery (issue 17): H2 closes the database when a write fails (a full disk),
+         * but its connections still say they are valid; a query is what shows the pool that they
+         * are not, so it replaces them with connections that open the database again.
+         */
+        @Override
+        public Config defaults() {
+            return ConfigFactory.parseMap(Map.of(
+                    "jdbc-journal.parallelism",
+                    1,
+                    "pekko-persistence-jdbc.shared-databases.slick.db.connectionTestQuery",
+                    "SELECT 1"));
+        }
+
+        @Override
+        public String user() {
+            return "sa";
+        }
+
+        @Override
+        public String password() {
+            return "";
+        }
+
+        @Override
+        public String slickProfile() {
+            return "slick.jdbc.H2Profile$";
+        }
+
+        @Override
+        public String driver() {
+            return "org.h2.Driver";
+        }
+
+        @Override
+        public String schemaResource() {
+            return "parley/schema/h2.sql";
+        }
+
+        /** The H2 tables were created with quoted lower-case names. */
+        @Override
+        public String identifier(String name) {
+            return "\"" + name + "\"";
+        }
     }
 
-    @Override
-    public String user() {
-      return "sa";
-    }
+    record Postgres(String jdbcUrl, String user, String password) implements JournalDatabase {
+        public Postgres {
+            Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+            Objects.requireNonNull(user, "user");
+            Objects.requireNonNull(password, "password");
+        }
 
-    @Override
-    public String password() {
-      return "";
-    }
+        @Override
+        public String slickProfile() {
+            return "slick.jdbc.PostgresProfile$";
+        }
 
-    @Override
-    public String slickProfile() {
-      return "slick.jdbc.H2Profile$";
-    }
+        @Override
+        public String driver() {
+            return "org.postgresql.Driver";
+        }
 
-    @Override
-    public String driver() {
-      return "org.h2.Driver";
-    }
+        @Override
+        public String schemaResource() {
+            return "parley/schema/postgres.sql";
+        }
 
-    @Override
-    public String schemaResource() {
-      return "parley/schema/h2.sql";
+        @Override
+        public String toString() {
+            return "Postgres[" + jdbcUrl + ", user=" + user + "]";
+        }
     }
-
-    /** The H2 tables were created with quoted lower-case names. */
-    @Override
-    public String identifier(String name) {
-      return "\"" + name + "\"";
-    }
-  }
-
-  record Postgres(String jdbcUrl, String user, String password) implements JournalDatabase {
-    public Postgres {
-      Objects.requireNonNull(jdbcUrl, "jdbcUrl");
-      Objects.requireNonNull(user, "user");
-      Objects.requireNonNull(password, "password");
-    }
-
-    @Override
-    public String slickProfile() {
-      return "slick.jdbc.PostgresProfile$";
-    }
-
-    @Override
-    public String driver() {
-      return "org.postgresql.Driver";
-    }
-
-    @Override
-    public String schemaResource() {
-      return "parley/schema/postgres.sql";
-    }
-
-    @Override
-    public String toString() {
-      return "Postgres[" + jdbcUrl + ", user=" + user + "]";
-    }
-  }
 }

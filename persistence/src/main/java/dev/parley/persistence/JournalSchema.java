@@ -1,8 +1,5 @@
 package dev.parley.persistence;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +9,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Creates the journal tables: an explicit, idempotent migration step. Every statement is
@@ -19,49 +18,54 @@ import java.util.List;
  * loudly instead of being swallowed.
  */
 public final class JournalSchema {
-  private static final Logger log = LoggerFactory.getLogger(JournalSchema.class);
-  /**
-   * PostgreSQL advisory lock key held while the schema is created: nodes of a cluster that start
-   * together on an empty database would otherwise race in the catalog (two concurrent
-   * {@code CREATE TABLE IF NOT EXISTS} of one table: one fails with a duplicate key in pg_type).
-   */
-  static final long POSTGRES_LOCK_KEY = 7_210_001L;
+    private static final Logger log = LoggerFactory.getLogger(JournalSchema.class);
+    /**
+     * PostgreSQL advisory lock key held while the schema is created: nodes of a cluster that start
+     * together on an empty database would otherwise race in the catalog (two concurrent
+     * {@code CREATE TABLE IF NOT EXISTS} of one table: one fails with a duplicate key in pg_type).
+     */
+    static final long POSTGRES_LOCK_KEY = 7_210_001L;
 
-  private JournalSchema() {}
+    private JournalSchema() {}
 
-  public static void create(JournalDatabase database) {
-    List<String> statements = statements(database.schemaResource());
-    try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
-         Statement statement = connection.createStatement()) {
-      connection.setAutoCommit(true);
-      if (database instanceof JournalDatabase.Postgres) {
-        // A session lock: released by the unlock below, or when the connection closes.
-        statement.execute("SELECT pg_advisory_lock(" + POSTGRES_LOCK_KEY + ")");
-      }
-      for (String sql : statements) {
-        statement.execute(sql);
-      }
-      if (database instanceof JournalDatabase.Postgres) {
-        statement.execute("SELECT pg_advisory_unlock(" + POSTGRES_LOCK_KEY + ")");
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException("creating the journal schema on " + database + " failed: " + e.getMessage(), e);
+    public static void create(JournalDatabase database) {
+        List<String> statements = statements(database.schemaResource());
+        try (Connection connection =
+                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+                Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(true);
+            if (database instanceof JournalDatabase.Postgres) {
+                // A session lock: released by the unlock below, or when the connection closes.
+                statement.execute("SELECT pg_advisory_lock(" + POSTGRES_LOCK_KEY + ")");
+            }
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+            if (database instanceof JournalDatabase.Postgres) {
+                statement.execute("SELECT pg_advisory_unlock(" + POSTGRES_LOCK_KEY + ")");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "creating the journal schema on " + database + " failed: " + e.getMessage(), e);
+        }
+        log.info("journal schema ready on {}", database);
     }
-    log.info("journal schema ready on {}", database);
-  }
 
-  static List<String> statements(String resource) {
-    try (InputStream in = JournalSchema.class.getClassLoader().getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException("missing schema resource " + resource);
-      }
-      String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      return Arrays.stream(script.split(";"))
-          .map(s -> s.lines().filter(line -> !line.trim().startsWith("--")).reduce("", (a, b) -> a + "\n" + b).trim())
-          .filter(s -> !s.isEmpty())
-          .toList();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read " + resource, e);
+    static List<String> statements(String resource) {
+        try (InputStream in = JournalSchema.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing schema resource " + resource);
+            }
+            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return Arrays.stream(script.split(";"))
+                    .map(s -> s.lines()
+                            .filter(line -> !line.trim().startsWith("--"))
+                            .reduce("", (a, b) -> a + "\n" + b)
+                            .trim())
+                    .filter(s -> !s.isEmpty())
+                    .toList();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + resource, e);
+        }
     }
-  }
 }

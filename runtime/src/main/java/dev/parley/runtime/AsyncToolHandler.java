@@ -8,5 +8,5 @@ import java.util.concurrent.CompletionStage;
  */
 @FunctionalInterface
 public interface AsyncToolHandler<A> {
-  CompletionStage<ToolResult> handle(A arguments, CallContext context);
+    CompletionStage<ToolResult> handle(A arguments, CallContext context);
 }

@@ -8,17 +8,19 @@ import java.util.concurrent.Executor;
 
 /** Runs a blocking handler on the tool executor; checked exceptions fail the stage unchanged. */
 final class BlockingHandlers {
-  private BlockingHandlers() {}
+    private BlockingHandlers() {}
 
-  static <T> CompletionStage<T> run(Callable<T> handler, Executor executor) {
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        return handler.call();
-      } catch (RuntimeException | Error e) {
-        throw e;
-      } catch (Exception e) {
-        throw new CompletionException(e);
-      }
-    }, executor);
-  }
+    static <T> CompletionStage<T> run(Callable<T> handler, Executor executor) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return handler.call();
+                    } catch (RuntimeException | Error e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new CompletionException(e);
+                    }
+                },
+                executor);
+    }
 }

@@ -1,7 +1,6 @@
 package dev.parley.runtime;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
@@ -13,37 +12,37 @@ import java.util.concurrent.Executor;
  */
 public interface CallTarget {
 
-  /** {@code tools/call}, {@code prompts/get} or {@code resources/read}. */
-  String method();
+    /** {@code tools/call}, {@code prompts/get} or {@code resources/read}. */
+    String method();
 
-  /** The tool or prompt name, or the resource URI. */
-  String name();
+    /** The tool or prompt name, or the resource URI. */
+    String name();
 
-  /**
-   * Checks the arguments and runs the handler once, returning the wire result. A blocking
-   * handler runs on {@code blockingExecutor}. Fails with an {@code McpException} for a
-   * JSON-RPC error.
-   */
-  CompletionStage<ObjectNode> invoke(ObjectNode arguments, CallContext context, Executor blockingExecutor);
+    /**
+     * Checks the arguments and runs the handler once, returning the wire result. A blocking
+     * handler runs on {@code blockingExecutor}. Fails with an {@code McpException} for a
+     * JSON-RPC error.
+     */
+    CompletionStage<ObjectNode> invoke(ObjectNode arguments, CallContext context, Executor blockingExecutor);
 
-  /**
-   * The wire result when the handler threw something unexpected (a tool reports an
-   * {@code isError} result), or null when that is a JSON-RPC internal error. The client sees
-   * only the error {@code reference} the failure was logged under, and {@code detail} when the
-   * development switch {@code parley.show-failure-details} is on (null otherwise).
-   */
-  ObjectNode resultForFailure(String reference, String detail);
+    /**
+     * The wire result when the handler threw something unexpected (a tool reports an
+     * {@code isError} result), or null when that is a JSON-RPC internal error. The client sees
+     * only the error {@code reference} the failure was logged under, and {@code detail} when the
+     * development switch {@code parley.show-failure-details} is on (null otherwise).
+     */
+    ObjectNode resultForFailure(String reference, String detail);
 
-  /** Whether this target may run as a task; only tools can. */
-  default TaskSupport taskSupport() {
-    return TaskSupport.FORBIDDEN;
-  }
+    /** Whether this target may run as a task; only tools can. */
+    default TaskSupport taskSupport() {
+        return TaskSupport.FORBIDDEN;
+    }
 
-  /**
-   * For an {@link TaskSupport#OPTIONAL} tool: how long a first round may run synchronously
-   * before the call becomes a task anyway (null: only at {@code ctx.becomeTask()}).
-   */
-  default java.time.Duration taskBudget() {
-    return null;
-  }
+    /**
+     * For an {@link TaskSupport#OPTIONAL} tool: how long a first round may run synchronously
+     * before the call becomes a task anyway (null: only at {@code ctx.becomeTask()}).
+     */
+    default java.time.Duration taskBudget() {
+        return null;
+    }
 }

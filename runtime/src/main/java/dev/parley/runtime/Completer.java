@@ -9,5 +9,5 @@ import java.util.Map;
  */
 @FunctionalInterface
 public interface Completer {
-  List<String> complete(String prefix, Map<String, String> otherArguments);
+    List<String> complete(String prefix, Map<String, String> otherArguments);
 }

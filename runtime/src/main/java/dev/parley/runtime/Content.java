@@ -17,26 +17,26 @@ import com.fasterxml.jackson.annotation.JsonTypeName;
 @JsonInclude(JsonInclude.Include.NON_ABSENT)
 public sealed interface Content {
 
-  static Text text(String text) {
-    return new Text(text);
-  }
+    static Text text(String text) {
+        return new Text(text);
+    }
 
-  @JsonTypeName("text")
-  record Text(String text) implements Content {}
+    @JsonTypeName("text")
+    record Text(String text) implements Content {}
 
-  /** Base64 image data. */
-  @JsonTypeName("image")
-  record Image(String data, String mimeType) implements Content {}
+    /** Base64 image data. */
+    @JsonTypeName("image")
+    record Image(String data, String mimeType) implements Content {}
 
-  /** Base64 audio data. */
-  @JsonTypeName("audio")
-  record Audio(String data, String mimeType) implements Content {}
+    /** Base64 audio data. */
+    @JsonTypeName("audio")
+    record Audio(String data, String mimeType) implements Content {}
 
-  /** A resource's contents, inlined. */
-  @JsonTypeName("resource")
-  record EmbeddedResource(ResourceContents resource) implements Content {}
+    /** A resource's contents, inlined. */
+    @JsonTypeName("resource")
+    record EmbeddedResource(ResourceContents resource) implements Content {}
 
-  @JsonTypeName("resource_link")
-  @JsonInclude(JsonInclude.Include.NON_ABSENT)
-  record ResourceLink(String uri, String name, String description, String mimeType) implements Content {}
+    @JsonTypeName("resource_link")
+    @JsonInclude(JsonInclude.Include.NON_ABSENT)
+    record ResourceLink(String uri, String name, String description, String mimeType) implements Content {}
 }

@@ -1,12 +1,10 @@
 package dev.parley.runtime;
 
-import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.schema.RecordSchemas;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,191 +13,192 @@ import java.util.Objects;
 /** A question for the user, sent as an {@code elicitation/create} input request (spec §4). */
 public sealed interface Elicitation extends InputQuestion permits Elicitation.Form, Elicitation.Url {
 
-  static Form.Builder form(String message) {
-    return new Form.Builder(message);
-  }
-
-  /**
-   * A form whose {@code requestedSchema} is derived from the record {@code answerType} (flat:
-   * string, number, integer, boolean, enum, date and date-time components; {@link Title} and
-   * {@link Description} label them; {@code Optional} ones are not required). Ask it with
-   * {@link CallContext#elicit(String, TypedForm)} to get the answer as an {@code R}.
-   */
-  static <R extends Record> TypedForm<R> form(String message, Class<R> answerType) {
-    return new TypedForm<>(new Form(message, RecordSchemas.deriveForm(answerType)), answerType);
-  }
-
-  /** URL mode: the user opens {@code url} out of band; {@code accept} only means they agreed to. */
-  static Url url(String message, String url) {
-    return new Url(message, url);
-  }
-
-  /** Form mode: a flat object of primitive fields. */
-  record Form(String message, ObjectNode requestedSchema) implements Elicitation {
-    public Form {
-      Objects.requireNonNull(message, "message");
-      Objects.requireNonNull(requestedSchema, "requestedSchema");
+    static Form.Builder form(String message) {
+        return new Form.Builder(message);
     }
 
-    @Override
-    public InputRequest toInputRequest() {
-      ObjectNode params = Json.object().put("mode", "form").put("message", message);
-      params.set("requestedSchema", requestedSchema);
-      return new InputRequest(Methods.ELICITATION_CREATE, params);
+    /**
+     * A form whose {@code requestedSchema} is derived from the record {@code answerType} (flat:
+     * string, number, integer, boolean, enum, date and date-time components; {@link Title} and
+     * {@link Description} label them; {@code Optional} ones are not required). Ask it with
+     * {@link CallContext#elicit(String, TypedForm)} to get the answer as an {@code R}.
+     */
+    static <R extends Record> TypedForm<R> form(String message, Class<R> answerType) {
+        return new TypedForm<>(new Form(message, RecordSchemas.deriveForm(answerType)), answerType);
     }
 
-    @Override
-    public boolean supportedBy(ClientCapabilities capabilities) {
-      return capabilities.elicitationForm();
+    /** URL mode: the user opens {@code url} out of band; {@code accept} only means they agreed to. */
+    static Url url(String message, String url) {
+        return new Url(message, url);
     }
 
-    @Override
-    public ObjectNode requiredCapability() {
-      ObjectNode required = Json.object();
-      required.putObject("elicitation").putObject("form");
-      return required;
-    }
-
-    public static final class Builder {
-      private final String message;
-      private final Map<String, FormField> fields = new LinkedHashMap<>();
-
-      private Builder(String message) {
-        this.message = message;
-      }
-
-      public Builder field(String name, FormField field) {
-        fields.put(name, field);
-        return this;
-      }
-
-      public Form build() {
-        ObjectNode schema = Json.object().put("type", "object");
-        ObjectNode properties = schema.putObject("properties");
-        ArrayNode required = Json.MAPPER.createArrayNode();
-        fields.forEach((name, field) -> {
-          properties.set(name, field.schema());
-          if (field.required()) {
-            required.add(name);
-          }
-        });
-        if (!required.isEmpty()) {
-          schema.set("required", required);
+    /** Form mode: a flat object of primitive fields. */
+    record Form(String message, ObjectNode requestedSchema) implements Elicitation {
+        public Form {
+            Objects.requireNonNull(message, "message");
+            Objects.requireNonNull(requestedSchema, "requestedSchema");
         }
-        return new Form(message, schema);
-      }
-    }
-  }
 
-  /**
-   * A form question answered by an {@code R}. On the wire it is exactly {@link #form()}: its
-   * fingerprint is the fingerprint of that form, so it changes when the message, the record's
-   * components (names, types, titles, descriptions) or a default change.
-   */
-  record TypedForm<R>(Form form, Class<R> answerType) {
-    public TypedForm {
-      Objects.requireNonNull(form, "form");
-      Objects.requireNonNull(answerType, "answerType");
-    }
+        @Override
+        public InputRequest toInputRequest() {
+            ObjectNode params = Json.object().put("mode", "form").put("message", message);
+            params.set("requestedSchema", requestedSchema);
+            return new InputRequest(Methods.ELICITATION_CREATE, params);
+        }
 
-    /** The same form with a default value for {@code field} (e.g. a suggestion computed in the handler). */
-    public TypedForm<R> defaultValue(String field, Object value) {
-      ObjectNode schema = form.requestedSchema().deepCopy();
-      if (!(schema.path("properties").get(field) instanceof ObjectNode property)) {
-        throw new IllegalArgumentException(answerType.getSimpleName() + " has no field '" + field + "'");
-      }
-      property.set("default", Json.tree(value));
-      return new TypedForm<>(new Form(form.message(), schema), answerType);
-    }
-  }
+        @Override
+        public boolean supportedBy(ClientCapabilities capabilities) {
+            return capabilities.elicitationForm();
+        }
 
-  record Url(String message, String url) implements Elicitation {
-    public Url {
-      Objects.requireNonNull(message, "message");
-      Objects.requireNonNull(url, "url");
-    }
+        @Override
+        public ObjectNode requiredCapability() {
+            ObjectNode required = Json.object();
+            required.putObject("elicitation").putObject("form");
+            return required;
+        }
 
-    @Override
-    public InputRequest toInputRequest() {
-      return new InputRequest(Methods.ELICITATION_CREATE,
-          Json.object().put("mode", "url").put("message", message).put("url", url));
-    }
+        public static final class Builder {
+            private final String message;
+            private final Map<String, FormField> fields = new LinkedHashMap<>();
 
-    @Override
-    public boolean supportedBy(ClientCapabilities capabilities) {
-      return capabilities.elicitationUrl();
-    }
+            private Builder(String message) {
+                this.message = message;
+            }
 
-    @Override
-    public ObjectNode requiredCapability() {
-      ObjectNode required = Json.object();
-      required.putObject("elicitation").putObject("url");
-      return required;
-    }
-  }
+            public Builder field(String name, FormField field) {
+                fields.put(name, field);
+                return this;
+            }
 
-  /** One primitive field of a form (spec §4.1 {@code PrimitiveSchemaDefinition}); immutable. */
-  record FormField(ObjectNode schema, boolean required) {
-
-    public static FormField string(String title) {
-      return of("string", title);
+            public Form build() {
+                ObjectNode schema = Json.object().put("type", "object");
+                ObjectNode properties = schema.putObject("properties");
+                ArrayNode required = Json.MAPPER.createArrayNode();
+                fields.forEach((name, field) -> {
+                    properties.set(name, field.schema());
+                    if (field.required()) {
+                        required.add(name);
+                    }
+                });
+                if (!required.isEmpty()) {
+                    schema.set("required", required);
+                }
+                return new Form(message, schema);
+            }
+        }
     }
 
-    /** A string with a {@code format}: {@code email}, {@code uri}, {@code date} or {@code date-time}. */
-    public static FormField string(String title, String format) {
-      return new FormField(of("string", title).schema().put("format", format), true);
+    /**
+     * A form question answered by an {@code R}. On the wire it is exactly {@link #form()}: its
+     * fingerprint is the fingerprint of that form, so it changes when the message, the record's
+     * components (names, types, titles, descriptions) or a default change.
+     */
+    record TypedForm<R>(Form form, Class<R> answerType) {
+        public TypedForm {
+            Objects.requireNonNull(form, "form");
+            Objects.requireNonNull(answerType, "answerType");
+        }
+
+        /** The same form with a default value for {@code field} (e.g. a suggestion computed in the handler). */
+        public TypedForm<R> defaultValue(String field, Object value) {
+            ObjectNode schema = form.requestedSchema().deepCopy();
+            if (!(schema.path("properties").get(field) instanceof ObjectNode property)) {
+                throw new IllegalArgumentException(answerType.getSimpleName() + " has no field '" + field + "'");
+            }
+            property.set("default", Json.tree(value));
+            return new TypedForm<>(new Form(form.message(), schema), answerType);
+        }
     }
 
-    public static FormField integer(String title) {
-      return of("integer", title);
+    record Url(String message, String url) implements Elicitation {
+        public Url {
+            Objects.requireNonNull(message, "message");
+            Objects.requireNonNull(url, "url");
+        }
+
+        @Override
+        public InputRequest toInputRequest() {
+            return new InputRequest(
+                    Methods.ELICITATION_CREATE,
+                    Json.object().put("mode", "url").put("message", message).put("url", url));
+        }
+
+        @Override
+        public boolean supportedBy(ClientCapabilities capabilities) {
+            return capabilities.elicitationUrl();
+        }
+
+        @Override
+        public ObjectNode requiredCapability() {
+            ObjectNode required = Json.object();
+            required.putObject("elicitation").putObject("url");
+            return required;
+        }
     }
 
-    public static FormField number(String title) {
-      return of("number", title);
-    }
+    /** One primitive field of a form (spec §4.1 {@code PrimitiveSchemaDefinition}); immutable. */
+    record FormField(ObjectNode schema, boolean required) {
 
-    public static FormField bool(String title) {
-      return of("boolean", title);
-    }
+        public static FormField string(String title) {
+            return of("string", title);
+        }
 
-    /** A single choice among {@code values}. */
-    public static FormField choice(String title, List<String> values) {
-      ObjectNode schema = of("string", title).schema();
-      ArrayNode choices = schema.putArray("enum");
-      values.forEach(choices::add);
-      return new FormField(schema, true);
-    }
+        /** A string with a {@code format}: {@code email}, {@code uri}, {@code date} or {@code date-time}. */
+        public static FormField string(String title, String format) {
+            return new FormField(of("string", title).schema().put("format", format), true);
+        }
 
-    private static FormField of(String type, String title) {
-      return new FormField(Json.object().put("type", type).put("title", title), true);
-    }
+        public static FormField integer(String title) {
+            return of("integer", title);
+        }
 
-    public FormField description(String description) {
-      return new FormField(schema.deepCopy().put("description", description), required);
-    }
+        public static FormField number(String title) {
+            return of("number", title);
+        }
 
-    public FormField defaultValue(String value) {
-      return new FormField(schema.deepCopy().put("default", value), required);
-    }
+        public static FormField bool(String title) {
+            return of("boolean", title);
+        }
 
-    public FormField defaultValue(long value) {
-      return new FormField(schema.deepCopy().put("default", value), required);
-    }
+        /** A single choice among {@code values}. */
+        public static FormField choice(String title, List<String> values) {
+            ObjectNode schema = of("string", title).schema();
+            ArrayNode choices = schema.putArray("enum");
+            values.forEach(choices::add);
+            return new FormField(schema, true);
+        }
 
-    public FormField defaultValue(boolean value) {
-      return new FormField(schema.deepCopy().put("default", value), required);
-    }
+        private static FormField of(String type, String title) {
+            return new FormField(Json.object().put("type", type).put("title", title), true);
+        }
 
-    public FormField minimum(long minimum) {
-      return new FormField(schema.deepCopy().put("minimum", minimum), required);
-    }
+        public FormField description(String description) {
+            return new FormField(schema.deepCopy().put("description", description), required);
+        }
 
-    public FormField maximum(long maximum) {
-      return new FormField(schema.deepCopy().put("maximum", maximum), required);
-    }
+        public FormField defaultValue(String value) {
+            return new FormField(schema.deepCopy().put("default", value), required);
+        }
 
-    public FormField optional() {
-      return new FormField(schema, false);
+        public FormField defaultValue(long value) {
+            return new FormField(schema.deepCopy().put("default", value), required);
+        }
+
+        public FormField defaultValue(boolean value) {
+            return new FormField(schema.deepCopy().put("default", value), required);
+        }
+
+        public FormField minimum(long minimum) {
+            return new FormField(schema.deepCopy().put("minimum", minimum), required);
+        }
+
+        public FormField maximum(long maximum) {
+            return new FormField(schema.deepCopy().put("maximum", maximum), required);
+        }
+
+        public FormField optional() {
+            return new FormField(schema, false);
+        }
     }
-  }
 }

@@ -9,12 +9,12 @@ import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
  */
 public sealed interface InputQuestion permits Elicitation, SamplingRequest, RootsRequest {
 
-  /** The wire input request this question becomes. */
-  InputRequest toInputRequest();
+    /** The wire input request this question becomes. */
+    InputRequest toInputRequest();
 
-  /** Whether the request's client declared the capability this question needs. */
-  boolean supportedBy(ClientCapabilities capabilities);
+    /** Whether the request's client declared the capability this question needs. */
+    boolean supportedBy(ClientCapabilities capabilities);
 
-  /** The capability object to name in a -32021 error when it is missing. */
-  ObjectNode requiredCapability();
+    /** The capability object to name in a -32021 error when it is missing. */
+    ObjectNode requiredCapability();
 }

@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -20,74 +19,73 @@ import java.util.HexFormat;
 /** The one Jackson configuration Parley uses on the wire and in its journal. */
 public final class Json {
 
-  /** Shared, thread-safe mapper: unknown fields ignored, absent optionals omitted. */
-  public static final ObjectMapper MAPPER = JsonMapper.builder()
-      .addModule(new JavaTimeModule())
-      .addModule(new Jdk8Module())
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-      .serializationInclusion(JsonInclude.Include.NON_ABSENT)
-      .build();
+    /** Shared, thread-safe mapper: unknown fields ignored, absent optionals omitted. */
+    public static final ObjectMapper MAPPER = JsonMapper.builder()
+            .addModule(new JavaTimeModule())
+            .addModule(new Jdk8Module())
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .serializationInclusion(JsonInclude.Include.NON_ABSENT)
+            .build();
 
-  private static final ObjectMapper CANONICAL = MAPPER.copy()
-      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+    private static final ObjectMapper CANONICAL = MAPPER.copy().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
 
-  private Json() {}
+    private Json() {}
 
-  public static ObjectNode object() {
-    return JsonNodeFactory.instance.objectNode();
-  }
-
-  public static JsonNode tree(Object value) {
-    return MAPPER.valueToTree(value);
-  }
-
-  public static String write(Object value) {
-    try {
-      return MAPPER.writeValueAsString(value);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("not serializable as JSON: " + value.getClass(), e);
+    public static ObjectNode object() {
+        return JsonNodeFactory.instance.objectNode();
     }
-  }
 
-  public static JsonNode parse(String text) {
-    try {
-      return MAPPER.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("invalid JSON: " + e.getOriginalMessage(), e);
+    public static JsonNode tree(Object value) {
+        return MAPPER.valueToTree(value);
     }
-  }
 
-  /** JSON text with object keys sorted at every level, so equal values give equal text. */
-  public static String canonical(JsonNode node) {
-    try {
-      Object plain = MAPPER.treeToValue(node == null ? MAPPER.nullNode() : node, Object.class);
-      return CANONICAL.writeValueAsString(plain);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
+    public static String write(Object value) {
+        try {
+            return MAPPER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("not serializable as JSON: " + value.getClass(), e);
+        }
     }
-  }
 
-  /** Hex SHA-256 of the canonical form: the digest requestState binds arguments with. */
-  public static String digest(JsonNode node) {
-    return sha256Hex(canonical(node));
-  }
-
-  public static String sha256Hex(String text) {
-    return HexFormat.of().formatHex(sha256(text.getBytes(StandardCharsets.UTF_8)));
-  }
-
-  /** One digest per thread: {@code MessageDigest.getInstance} looks the provider up reflectively each time. */
-  private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
+    public static JsonNode parse(String text) {
+        try {
+            return MAPPER.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("invalid JSON: " + e.getOriginalMessage(), e);
+        }
     }
-  });
 
-  public static byte[] sha256(byte[] bytes) {
-    return SHA256.get().digest(bytes);
-  }
+    /** JSON text with object keys sorted at every level, so equal values give equal text. */
+    public static String canonical(JsonNode node) {
+        try {
+            Object plain = MAPPER.treeToValue(node == null ? MAPPER.nullNode() : node, Object.class);
+            return CANONICAL.writeValueAsString(plain);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Hex SHA-256 of the canonical form: the digest requestState binds arguments with. */
+    public static String digest(JsonNode node) {
+        return sha256Hex(canonical(node));
+    }
+
+    public static String sha256Hex(String text) {
+        return HexFormat.of().formatHex(sha256(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** One digest per thread: {@code MessageDigest.getInstance} looks the provider up reflectively each time. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    });
+
+    public static byte[] sha256(byte[] bytes) {
+        return SHA256.get().digest(bytes);
+    }
 }

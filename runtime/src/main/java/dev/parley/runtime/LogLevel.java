@@ -5,18 +5,25 @@ import java.util.Optional;
 
 /** Syslog severities of {@code notifications/message}, least severe first. */
 public enum LogLevel {
-  DEBUG, INFO, NOTICE, WARNING, ERROR, CRITICAL, ALERT, EMERGENCY;
+    DEBUG,
+    INFO,
+    NOTICE,
+    WARNING,
+    ERROR,
+    CRITICAL,
+    ALERT,
+    EMERGENCY;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
-
-  public static Optional<LogLevel> fromWire(String name) {
-    for (LogLevel level : values()) {
-      if (level.wireName().equals(name)) {
-        return Optional.of(level);
-      }
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
     }
-    return Optional.empty();
-  }
+
+    public static Optional<LogLevel> fromWire(String name) {
+        for (LogLevel level : values()) {
+            if (level.wireName().equals(name)) {
+                return Optional.of(level);
+            }
+        }
+        return Optional.empty();
+    }
 }

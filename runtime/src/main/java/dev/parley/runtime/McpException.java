@@ -1,40 +1,39 @@
 package dev.parley.runtime;
 
-import dev.parley.runtime.internal.wire.JsonRpc;
-
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.runtime.internal.wire.JsonRpc;
 
 /**
  * A JSON-RPC error as an exception: thrown by the runtime for protocol errors, and by tool
  * handlers that want the call to end with a JSON-RPC error instead of an {@code isError} result.
  */
 public class McpException extends RuntimeException {
-  private final int code;
-  private final transient JsonNode data;
+    private final int code;
+    private final transient JsonNode data;
 
-  public McpException(int code, String message) {
-    this(code, message, null);
-  }
+    public McpException(int code, String message) {
+        this(code, message, null);
+    }
 
-  public McpException(int code, String message, JsonNode data) {
-    super(message, null, false, false);
-    this.code = code;
-    this.data = data;
-  }
+    public McpException(int code, String message, JsonNode data) {
+        super(message, null, false, false);
+        this.code = code;
+        this.data = data;
+    }
 
-  public int code() {
-    return code;
-  }
+    public int code() {
+        return code;
+    }
 
-  public JsonNode data() {
-    return data;
-  }
+    public JsonNode data() {
+        return data;
+    }
 
-  public JsonRpc.ErrorObject toError() {
-    return new JsonRpc.ErrorObject(code, getMessage(), data);
-  }
+    public JsonRpc.ErrorObject toError() {
+        return new JsonRpc.ErrorObject(code, getMessage(), data);
+    }
 
-  public static McpException invalidParams(String message) {
-    return new McpException(ErrorCodes.INVALID_PARAMS, message);
-  }
+    public static McpException invalidParams(String message) {
+        return new McpException(ErrorCodes.INVALID_PARAMS, message);
+    }
 }

@@ -4,12 +4,12 @@ import java.util.Locale;
 
 /** How a user said no to a question: both are normal outcomes a handler decides about. */
 public enum Refusal {
-  DECLINED,
-  CANCELLED;
+    DECLINED,
+    CANCELLED;
 
-  /** {@code declined} or {@code cancelled}, ready for a sentence. */
-  @Override
-  public String toString() {
-    return name().toLowerCase(Locale.ROOT);
-  }
+    /** {@code declined} or {@code cancelled}, ready for a sentence. */
+    @Override
+    public String toString() {
+        return name().toLowerCase(Locale.ROOT);
+    }
 }

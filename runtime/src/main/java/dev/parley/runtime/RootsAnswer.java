@@ -10,9 +10,9 @@ import java.util.List;
 @Deprecated
 public record RootsAnswer(List<Root> roots) implements InputAnswer {
 
-  public RootsAnswer {
-    roots = List.copyOf(roots);
-  }
+    public RootsAnswer {
+        roots = List.copyOf(roots);
+    }
 
-  public record Root(String uri, String name) {}
+    public record Root(String uri, String name) {}
 }

@@ -1,8 +1,7 @@
 package dev.parley.runtime;
 
-import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 
 /**
@@ -14,20 +13,20 @@ import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 @Deprecated
 public record RootsRequest() implements InputQuestion {
 
-  @Override
-  public InputRequest toInputRequest() {
-    return new InputRequest(Methods.ROOTS_LIST, Json.object());
-  }
+    @Override
+    public InputRequest toInputRequest() {
+        return new InputRequest(Methods.ROOTS_LIST, Json.object());
+    }
 
-  @Override
-  public boolean supportedBy(ClientCapabilities capabilities) {
-    return capabilities.roots();
-  }
+    @Override
+    public boolean supportedBy(ClientCapabilities capabilities) {
+        return capabilities.roots();
+    }
 
-  @Override
-  public ObjectNode requiredCapability() {
-    ObjectNode required = Json.object();
-    required.putObject("roots");
-    return required;
-  }
+    @Override
+    public ObjectNode requiredCapability() {
+        ObjectNode required = Json.object();
+        required.putObject("roots");
+        return required;
+    }
 }

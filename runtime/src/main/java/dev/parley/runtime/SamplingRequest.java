@@ -1,10 +1,8 @@
 package dev.parley.runtime;
 
-import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.runtime.Json;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
-
 import java.util.Objects;
 
 /**
@@ -16,33 +14,33 @@ import java.util.Objects;
 @Deprecated
 public record SamplingRequest(ObjectNode params) implements InputQuestion {
 
-  public SamplingRequest {
-    Objects.requireNonNull(params, "params");
-  }
+    public SamplingRequest {
+        Objects.requireNonNull(params, "params");
+    }
 
-  /** One user text message, answered with at most {@code maxTokens} tokens. */
-  public static SamplingRequest userText(String text, int maxTokens) {
-    ObjectNode params = Json.object();
-    ObjectNode message = params.putArray("messages").addObject().put("role", "user");
-    message.putObject("content").put("type", "text").put("text", text);
-    params.put("maxTokens", maxTokens);
-    return new SamplingRequest(params);
-  }
+    /** One user text message, answered with at most {@code maxTokens} tokens. */
+    public static SamplingRequest userText(String text, int maxTokens) {
+        ObjectNode params = Json.object();
+        ObjectNode message = params.putArray("messages").addObject().put("role", "user");
+        message.putObject("content").put("type", "text").put("text", text);
+        params.put("maxTokens", maxTokens);
+        return new SamplingRequest(params);
+    }
 
-  @Override
-  public InputRequest toInputRequest() {
-    return new InputRequest(Methods.SAMPLING_CREATE_MESSAGE, params);
-  }
+    @Override
+    public InputRequest toInputRequest() {
+        return new InputRequest(Methods.SAMPLING_CREATE_MESSAGE, params);
+    }
 
-  @Override
-  public boolean supportedBy(ClientCapabilities capabilities) {
-    return capabilities.sampling();
-  }
+    @Override
+    public boolean supportedBy(ClientCapabilities capabilities) {
+        return capabilities.sampling();
+    }
 
-  @Override
-  public ObjectNode requiredCapability() {
-    ObjectNode required = Json.object();
-    required.putObject("sampling");
-    return required;
-  }
+    @Override
+    public ObjectNode requiredCapability() {
+        ObjectNode required = Json.object();
+        required.putObject("sampling");
+        return required;
+    }
 }

@@ -6,10 +6,10 @@ package dev.parley.runtime;
  * becomes a task there if the request declared the extension.
  */
 public enum TaskSupport {
-  /** Never a task. */
-  FORBIDDEN,
-  /** A task when the client declared the extension; otherwise it runs synchronously. */
-  OPTIONAL,
-  /** Only as a task: a request without the extension gets -32021 before the handler runs. */
-  REQUIRED
+    /** Never a task. */
+    FORBIDDEN,
+    /** A task when the client declared the extension; otherwise it runs synchronously. */
+    OPTIONAL,
+    /** Only as a task: a request without the extension gets -32021 before the handler runs. */
+    REQUIRED
 }

@@ -7,5 +7,5 @@ package dev.parley.runtime;
  */
 @FunctionalInterface
 public interface ToolHandler<A> {
-  ToolResult handle(A arguments, CallContext context) throws Exception;
+    ToolResult handle(A arguments, CallContext context) throws Exception;
 }

@@ -1,75 +1,82 @@
 package dev.parley.runtime;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 /** The MCP Apps part of the author API: views, tools that name them, and what a server checks. */
 class McpAppsTest {
-  record NoArgs() {}
+    record NoArgs() {}
 
-  private static ResourceDefinition view(String uri) {
-    return McpApps.htmlView(uri, "view").html(() -> "<!DOCTYPE html><html></html>");
-  }
+    private static ResourceDefinition view(String uri) {
+        return McpApps.htmlView(uri, "view").html(() -> "<!DOCTYPE html><html></html>");
+    }
 
-  private static ToolDefinition.Builder<NoArgs> tool(String name) {
-    return ToolDefinition.tool(name, NoArgs.class);
-  }
+    private static ToolDefinition.Builder<NoArgs> tool(String name) {
+        return ToolDefinition.tool(name, NoArgs.class);
+    }
 
-  @Test
-  void aViewNeedsAUiUri() {
-    assertThrows(IllegalArgumentException.class, () -> McpApps.htmlView("https://example.com/x", "x"));
-    assertThrows(IllegalArgumentException.class, () -> McpApps.htmlView("ui://", "x"));
-    assertThrows(IllegalArgumentException.class, () -> tool("t").ui("file:///view.html"));
-  }
+    @Test
+    void aViewNeedsAUiUri() {
+        assertThrows(IllegalArgumentException.class, () -> McpApps.htmlView("https://example.com/x", "x"));
+        assertThrows(IllegalArgumentException.class, () -> McpApps.htmlView("ui://", "x"));
+        assertThrows(IllegalArgumentException.class, () -> tool("t").ui("file:///view.html"));
+    }
 
-  @Test
-  void aViewIsListedWithItsMimeTypeAndMeta() {
-    ResourceDefinition view = McpApps.htmlView("ui://app/view", "view").prefersBorder(false)
-        .csp(new McpApps.Csp(List.of("https://api.example.com"), null, null, null))
-        .html(() -> "<!DOCTYPE html>");
-    assertTrue(view.isAppView());
-    ObjectNode info = view.info();
-    assertEquals("text/html;profile=mcp-app", info.path("mimeType").asText());
-    assertEquals("{\"csp\":{\"connectDomains\":[\"https://api.example.com\"]},\"prefersBorder\":false}",
-        info.at("/_meta/ui").toString());
-    assertFalse(ResourceDefinition.resource("file:///a", "a").handler((r, c) -> List.of()).isAppView());
-  }
+    @Test
+    void aViewIsListedWithItsMimeTypeAndMeta() {
+        ResourceDefinition view = McpApps.htmlView("ui://app/view", "view")
+                .prefersBorder(false)
+                .csp(new McpApps.Csp(List.of("https://api.example.com"), null, null, null))
+                .html(() -> "<!DOCTYPE html>");
+        assertTrue(view.isAppView());
+        ObjectNode info = view.info();
+        assertEquals("text/html;profile=mcp-app", info.path("mimeType").asText());
+        assertEquals(
+                "{\"csp\":{\"connectDomains\":[\"https://api.example.com\"]},\"prefersBorder\":false}",
+                info.at("/_meta/ui").toString());
+        assertFalse(ResourceDefinition.resource("file:///a", "a")
+                .handler((r, c) -> List.of())
+                .isAppView());
+    }
 
-  @Test
-  void aToolShowsItsViewOnlyToAClientThatDeclaredTheExtension() {
-    ToolDefinition<NoArgs> shown = tool("shown").ui("ui://app/view").handler((a, c) -> ToolResult.text("x"));
-    JsonNode declared = Json.tree(shown.info(true));
-    assertEquals("ui://app/view", declared.at("/_meta/ui/resourceUri").asText());
-    assertFalse(declared.at("/_meta/ui").has("visibility"), "the default visibility is left to the host");
-    assertFalse(Json.tree(shown.info(false)).has("_meta"));
-    assertTrue(shown.listedFor(false));
+    @Test
+    void aToolShowsItsViewOnlyToAClientThatDeclaredTheExtension() {
+        ToolDefinition<NoArgs> shown = tool("shown").ui("ui://app/view").handler((a, c) -> ToolResult.text("x"));
+        JsonNode declared = Json.tree(shown.info(true));
+        assertEquals("ui://app/view", declared.at("/_meta/ui/resourceUri").asText());
+        assertFalse(declared.at("/_meta/ui").has("visibility"), "the default visibility is left to the host");
+        assertFalse(Json.tree(shown.info(false)).has("_meta"));
+        assertTrue(shown.listedFor(false));
 
-    ToolDefinition<NoArgs> appOnly = tool("app_only").ui("ui://app/view", McpApps.Visibility.APP)
-        .handler((a, c) -> ToolResult.text("x"));
-    assertEquals("[\"app\"]", Json.tree(appOnly.info(true)).at("/_meta/ui/visibility").toString());
-    assertFalse(appOnly.listedFor(false), "an app-only tool is for clients with MCP Apps");
-    assertTrue(appOnly.listedFor(true));
-  }
+        ToolDefinition<NoArgs> appOnly =
+                tool("app_only").ui("ui://app/view", McpApps.Visibility.APP).handler((a, c) -> ToolResult.text("x"));
+        assertEquals(
+                "[\"app\"]",
+                Json.tree(appOnly.info(true)).at("/_meta/ui/visibility").toString());
+        assertFalse(appOnly.listedFor(false), "an app-only tool is for clients with MCP Apps");
+        assertTrue(appOnly.listedFor(true));
+    }
 
-  @Test
-  void aServerRefusesAToolWhoseViewIsNotRegistered() {
-    ToolDefinition<NoArgs> orphan = tool("orphan").ui("ui://app/missing").handler((a, c) -> ToolResult.text("x"));
-    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-        () -> McpServerDefinition.builder("s", "1").tool(orphan).build());
-    assertTrue(refused.getMessage().contains("ui://app/missing"), refused.getMessage());
+    @Test
+    void aServerRefusesAToolWhoseViewIsNotRegistered() {
+        ToolDefinition<NoArgs> orphan = tool("orphan").ui("ui://app/missing").handler((a, c) -> ToolResult.text("x"));
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class,
+                () -> McpServerDefinition.builder("s", "1").tool(orphan).build());
+        assertTrue(refused.getMessage().contains("ui://app/missing"), refused.getMessage());
 
-    McpServerDefinition server = McpServerDefinition.builder("s", "1")
-        .tool(tool("t").ui("ui://app/view").handler((a, c) -> ToolResult.text("x")))
-        .resource(view("ui://app/view")).build();
-    assertTrue(server.hasAppViews());
-    assertFalse(McpServerDefinition.builder("s", "1").build().hasAppViews());
-  }
+        McpServerDefinition server = McpServerDefinition.builder("s", "1")
+                .tool(tool("t").ui("ui://app/view").handler((a, c) -> ToolResult.text("x")))
+                .resource(view("ui://app/view"))
+                .build();
+        assertTrue(server.hasAppViews());
+        assertFalse(McpServerDefinition.builder("s", "1").build().hasAppViews());
+    }
 }

@@ -8,7 +8,6 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
 import dev.parley.runtime.Json;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -39,127 +38,132 @@ import java.util.concurrent.ConcurrentHashMap;
  * }</pre>
  */
 public final class SpecSchema {
-  /** Where the schema lives on the test classpath. */
-  public static final String RESOURCE = "/mcp-2026-07-28-schema.json";
-  /** The document has no {@code $id}; it is registered under this one. */
-  private static final String ID = "https://parley.dev/spec/mcp-2026-07-28-schema.json";
+    /** Where the schema lives on the test classpath. */
+    public static final String RESOURCE = "/mcp-2026-07-28-schema.json";
+    /** The document has no {@code $id}; it is registered under this one. */
+    private static final String ID = "https://parley.dev/spec/mcp-2026-07-28-schema.json";
 
-  private static final JsonNode DOCUMENT;
-  private static final SchemaRegistry REGISTRY;
-  private static final Map<String, Schema> COMPILED = new ConcurrentHashMap<>();
+    private static final JsonNode DOCUMENT;
+    private static final SchemaRegistry REGISTRY;
+    private static final Map<String, Schema> COMPILED = new ConcurrentHashMap<>();
 
-  static {
-    String text;
-    try (InputStream in = SpecSchema.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(RESOURCE + " is not on the classpath");
-      }
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    static {
+        String text;
+        try (InputStream in = SpecSchema.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCE + " is not on the classpath");
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        DOCUMENT = Json.parse(text);
+        REGISTRY = SchemaRegistry.withDefaultDialect(
+                SpecificationVersion.DRAFT_2020_12,
+                builder -> builder.schemas(Map.of(ID, text))
+                        .schemaRegistryConfig(SchemaRegistryConfig.builder()
+                                .formatAssertionsEnabled(true)
+                                .build()));
     }
-    DOCUMENT = Json.parse(text);
-    REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12, builder -> builder
-        .schemas(Map.of(ID, text))
-        .schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
-  }
 
-  private SpecSchema() {}
+    private SpecSchema() {}
 
-  /** The names under {@code $defs}, sorted. */
-  public static Set<String> definitionNames() {
-    Set<String> names = new TreeSet<>();
-    DOCUMENT.path("$defs").fieldNames().forEachRemaining(names::add);
-    return Collections.unmodifiableSet(names);
-  }
-
-  /** The problems of {@code instance} against {@code #/$defs/<definitionName>}; empty when it is valid. */
-  public static List<String> problems(String definitionName, JsonNode instance) {
-    List<String> problems = new ArrayList<>();
-    for (Error error : compiled(definitionName).validate(instance)) {
-      problems.add(error.toString());
+    /** The names under {@code $defs}, sorted. */
+    public static Set<String> definitionNames() {
+        Set<String> names = new TreeSet<>();
+        DOCUMENT.path("$defs").fieldNames().forEachRemaining(names::add);
+        return Collections.unmodifiableSet(names);
     }
-    problems.addAll(proseRules(definitionName, instance));
-    return problems;
-  }
 
-  /** Throws an {@link AssertionError} listing every problem when {@code instance} is not a valid {@code definitionName}. */
-  public static void assertValid(String definitionName, JsonNode instance) {
-    List<String> problems = problems(definitionName, instance);
-    if (!problems.isEmpty()) {
-      throw new AssertionError("not a valid " + definitionName + " (MCP 2026-07-28 schema):\n  - "
-          + String.join("\n  - ", problems) + "\ninstance: " + Json.write(instance));
+    /** The problems of {@code instance} against {@code #/$defs/<definitionName>}; empty when it is valid. */
+    public static List<String> problems(String definitionName, JsonNode instance) {
+        List<String> problems = new ArrayList<>();
+        for (Error error : compiled(definitionName).validate(instance)) {
+            problems.add(error.toString());
+        }
+        problems.addAll(proseRules(definitionName, instance));
+        return problems;
     }
-  }
 
-  /** A whole JSON-RPC response, result or error: {@code JSONRPCResponse}. */
-  public static void assertValidResponse(JsonNode jsonRpcMessage) {
-    if (jsonRpcMessage != null && jsonRpcMessage.has("error")) {
-      assertValidErrorResponse(jsonRpcMessage);
-    } else {
-      assertValid("JSONRPCResultResponse", jsonRpcMessage);
+    /** Throws an {@link AssertionError} listing every problem when {@code instance} is not a valid {@code definitionName}. */
+    public static void assertValid(String definitionName, JsonNode instance) {
+        List<String> problems = problems(definitionName, instance);
+        if (!problems.isEmpty()) {
+            throw new AssertionError("not a valid " + definitionName + " (MCP 2026-07-28 schema):\n  - "
+                    + String.join("\n  - ", problems) + "\ninstance: " + Json.write(instance));
+        }
     }
-  }
 
-  /**
-   * A result response ({@code JSONRPCResultResponse}) whose {@code result} is a valid
-   * {@code resultDefinitionName}, e.g. {@code CallToolResult} or {@code InputRequiredResult}.
-   */
-  public static void assertValidResultResponse(String resultDefinitionName, JsonNode response) {
-    assertValid("JSONRPCResultResponse", response);
-    assertValid(resultDefinitionName, response.get("result"));
-  }
-
-  /** An error response: {@code JSONRPCErrorResponse}. */
-  public static void assertValidErrorResponse(JsonNode response) {
-    assertValid("JSONRPCErrorResponse", response);
-  }
-
-  /**
-   * An error response that is also a valid {@code errorDefinitionName}. The schema has two kinds:
-   * whole responses ({@code MissingRequiredClientCapabilityError}, {@code HeaderMismatchError},
-   * {@code UnsupportedProtocolVersionError}), checked against the response; and error objects
-   * ({@code ParseError}, {@code InvalidRequestError}, {@code MethodNotFoundError},
-   * {@code InvalidParamsError}, {@code InternalError}), checked against its {@code error} member.
-   */
-  public static void assertValidErrorResponse(String errorDefinitionName, JsonNode response) {
-    assertValidErrorResponse(response);
-    boolean wholeResponse = definition(errorDefinitionName).path("properties").has("error");
-    assertValid(errorDefinitionName, wholeResponse ? response : response.get("error"));
-  }
-
-  /** The raw schema of {@code #/$defs/<definitionName>}. */
-  public static JsonNode definition(String definitionName) {
-    JsonNode definition = DOCUMENT.path("$defs").get(definitionName);
-    if (definition == null) {
-      throw new IllegalArgumentException("the MCP schema has no $defs/" + definitionName
-          + "; known: " + definitionNames());
+    /** A whole JSON-RPC response, result or error: {@code JSONRPCResponse}. */
+    public static void assertValidResponse(JsonNode jsonRpcMessage) {
+        if (jsonRpcMessage != null && jsonRpcMessage.has("error")) {
+            assertValidErrorResponse(jsonRpcMessage);
+        } else {
+            assertValid("JSONRPCResultResponse", jsonRpcMessage);
+        }
     }
-    return definition;
-  }
 
-  private static Schema compiled(String definitionName) {
-    definition(definitionName);
-    return COMPILED.computeIfAbsent(definitionName,
-        name -> REGISTRY.getSchema(SchemaLocation.of(ID + "#/$defs/" + name)));
-  }
+    /**
+     * A result response ({@code JSONRPCResultResponse}) whose {@code result} is a valid
+     * {@code resultDefinitionName}, e.g. {@code CallToolResult} or {@code InputRequiredResult}.
+     */
+    public static void assertValidResultResponse(String resultDefinitionName, JsonNode response) {
+        assertValid("JSONRPCResultResponse", response);
+        assertValid(resultDefinitionName, response.get("result"));
+    }
 
-  private static List<String> proseRules(String definitionName, JsonNode instance) {
-    if (instance == null || !instance.isObject()
-        || !definition(definitionName).path("properties").has("resultType")) {
-      return List.of();
+    /** An error response: {@code JSONRPCErrorResponse}. */
+    public static void assertValidErrorResponse(JsonNode response) {
+        assertValid("JSONRPCErrorResponse", response);
     }
-    List<String> problems = new ArrayList<>();
-    JsonNode resultType = instance.get("resultType");
-    String expected = "InputRequiredResult".equals(definitionName) ? "input_required" : "complete";
-    if (resultType != null && !expected.equals(resultType.asText())) {
-      problems.add("/resultType: must be \"" + expected + "\" for a " + definitionName
-          + ", was " + resultType);
+
+    /**
+     * An error response that is also a valid {@code errorDefinitionName}. The schema has two kinds:
+     * whole responses ({@code MissingRequiredClientCapabilityError}, {@code HeaderMismatchError},
+     * {@code UnsupportedProtocolVersionError}), checked against the response; and error objects
+     * ({@code ParseError}, {@code InvalidRequestError}, {@code MethodNotFoundError},
+     * {@code InvalidParamsError}, {@code InternalError}), checked against its {@code error} member.
+     */
+    public static void assertValidErrorResponse(String errorDefinitionName, JsonNode response) {
+        assertValidErrorResponse(response);
+        boolean wholeResponse =
+                definition(errorDefinitionName).path("properties").has("error");
+        assertValid(errorDefinitionName, wholeResponse ? response : response.get("error"));
     }
-    if ("InputRequiredResult".equals(definitionName)
-        && !instance.has("inputRequests") && !instance.has("requestState")) {
-      problems.add(": an InputRequiredResult must have inputRequests or requestState (spec §2.1)");
+
+    /** The raw schema of {@code #/$defs/<definitionName>}. */
+    public static JsonNode definition(String definitionName) {
+        JsonNode definition = DOCUMENT.path("$defs").get(definitionName);
+        if (definition == null) {
+            throw new IllegalArgumentException(
+                    "the MCP schema has no $defs/" + definitionName + "; known: " + definitionNames());
+        }
+        return definition;
     }
-    return problems;
-  }
+
+    private static Schema compiled(String definitionName) {
+        definition(definitionName);
+        return COMPILED.computeIfAbsent(
+                definitionName, name -> REGISTRY.getSchema(SchemaLocation.of(ID + "#/$defs/" + name)));
+    }
+
+    private static List<String> proseRules(String definitionName, JsonNode instance) {
+        if (instance == null
+                || !instance.isObject()
+                || !definition(definitionName).path("properties").has("resultType")) {
+            return List.of();
+        }
+        List<String> problems = new ArrayList<>();
+        JsonNode resultType = instance.get("resultType");
+        String expected = "InputRequiredResult".equals(definitionName) ? "input_required" : "complete";
+        if (resultType != null && !expected.equals(resultType.asText())) {
+            problems.add("/resultType: must be \"" + expected + "\" for a " + definitionName + ", was " + resultType);
+        }
+        if ("InputRequiredResult".equals(definitionName)
+                && !instance.has("inputRequests")
+                && !instance.has("requestState")) {
+            problems.add(": an InputRequiredResult must have inputRequests or requestState (spec §2.1)");
+        }
+        return problems;
+    }
 }

@@ -8,7 +8,6 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
 import dev.parley.runtime.Json;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -26,97 +25,101 @@ import java.util.concurrent.ConcurrentHashMap;
  * result is checked against the definition of that method's result, e.g. {@code CallToolResult}).
  */
 public final class SpecSchema2025 {
-  public static final String RESOURCE = "/mcp-2025-11-25-schema.json";
-  private static final String ID = "https://parley.dev/spec/mcp-2025-11-25-schema.json";
+    public static final String RESOURCE = "/mcp-2025-11-25-schema.json";
+    private static final String ID = "https://parley.dev/spec/mcp-2025-11-25-schema.json";
 
-  /** Server→client requests and notifications, by method. */
-  private static final Map<String, String> BY_METHOD = Map.ofEntries(
-      Map.entry("elicitation/create", "ElicitRequest"),
-      Map.entry("sampling/createMessage", "CreateMessageRequest"),
-      Map.entry("roots/list", "ListRootsRequest"),
-      Map.entry("ping", "PingRequest"),
-      Map.entry("notifications/progress", "ProgressNotification"),
-      Map.entry("notifications/message", "LoggingMessageNotification"),
-      Map.entry("notifications/resources/updated", "ResourceUpdatedNotification"),
-      Map.entry("notifications/resources/list_changed", "ResourceListChangedNotification"),
-      Map.entry("notifications/tools/list_changed", "ToolListChangedNotification"),
-      Map.entry("notifications/prompts/list_changed", "PromptListChangedNotification"),
-      Map.entry("notifications/cancelled", "CancelledNotification"),
-      Map.entry("notifications/elicitation/complete", "ElicitationCompleteNotification"));
+    /** Server→client requests and notifications, by method. */
+    private static final Map<String, String> BY_METHOD = Map.ofEntries(
+            Map.entry("elicitation/create", "ElicitRequest"),
+            Map.entry("sampling/createMessage", "CreateMessageRequest"),
+            Map.entry("roots/list", "ListRootsRequest"),
+            Map.entry("ping", "PingRequest"),
+            Map.entry("notifications/progress", "ProgressNotification"),
+            Map.entry("notifications/message", "LoggingMessageNotification"),
+            Map.entry("notifications/resources/updated", "ResourceUpdatedNotification"),
+            Map.entry("notifications/resources/list_changed", "ResourceListChangedNotification"),
+            Map.entry("notifications/tools/list_changed", "ToolListChangedNotification"),
+            Map.entry("notifications/prompts/list_changed", "PromptListChangedNotification"),
+            Map.entry("notifications/cancelled", "CancelledNotification"),
+            Map.entry("notifications/elicitation/complete", "ElicitationCompleteNotification"));
 
-  /** Results, by the method of the request they answer. */
-  private static final Map<String, String> RESULT_OF = Map.ofEntries(
-      Map.entry("initialize", "InitializeResult"),
-      Map.entry("ping", "EmptyResult"),
-      Map.entry("logging/setLevel", "EmptyResult"),
-      Map.entry("resources/subscribe", "EmptyResult"),
-      Map.entry("resources/unsubscribe", "EmptyResult"),
-      Map.entry("tools/list", "ListToolsResult"),
-      Map.entry("tools/call", "CallToolResult"),
-      Map.entry("prompts/list", "ListPromptsResult"),
-      Map.entry("prompts/get", "GetPromptResult"),
-      Map.entry("resources/list", "ListResourcesResult"),
-      Map.entry("resources/templates/list", "ListResourceTemplatesResult"),
-      Map.entry("resources/read", "ReadResourceResult"),
-      Map.entry("completion/complete", "CompleteResult"));
+    /** Results, by the method of the request they answer. */
+    private static final Map<String, String> RESULT_OF = Map.ofEntries(
+            Map.entry("initialize", "InitializeResult"),
+            Map.entry("ping", "EmptyResult"),
+            Map.entry("logging/setLevel", "EmptyResult"),
+            Map.entry("resources/subscribe", "EmptyResult"),
+            Map.entry("resources/unsubscribe", "EmptyResult"),
+            Map.entry("tools/list", "ListToolsResult"),
+            Map.entry("tools/call", "CallToolResult"),
+            Map.entry("prompts/list", "ListPromptsResult"),
+            Map.entry("prompts/get", "GetPromptResult"),
+            Map.entry("resources/list", "ListResourcesResult"),
+            Map.entry("resources/templates/list", "ListResourceTemplatesResult"),
+            Map.entry("resources/read", "ReadResourceResult"),
+            Map.entry("completion/complete", "CompleteResult"));
 
-  private static final SchemaRegistry REGISTRY;
-  private static final Map<String, Schema> COMPILED = new ConcurrentHashMap<>();
+    private static final SchemaRegistry REGISTRY;
+    private static final Map<String, Schema> COMPILED = new ConcurrentHashMap<>();
 
-  static {
-    String text;
-    try (InputStream in = SpecSchema2025.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException(RESOURCE + " is not on the classpath");
-      }
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    static {
+        String text;
+        try (InputStream in = SpecSchema2025.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCE + " is not on the classpath");
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        REGISTRY = SchemaRegistry.withDefaultDialect(
+                SpecificationVersion.DRAFT_2020_12,
+                builder -> builder.schemas(Map.of(ID, text))
+                        .schemaRegistryConfig(SchemaRegistryConfig.builder()
+                                .formatAssertionsEnabled(true)
+                                .build()));
     }
-    REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12, builder -> builder
-        .schemas(Map.of(ID, text))
-        .schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
-  }
 
-  private SpecSchema2025() {}
+    private SpecSchema2025() {}
 
-  /** The problems of {@code instance} against {@code #/$defs/<definitionName>}; empty when valid. */
-  public static List<String> problems(String definitionName, JsonNode instance) {
-    List<String> problems = new ArrayList<>();
-    for (Error error : COMPILED.computeIfAbsent(definitionName,
-        name -> REGISTRY.getSchema(SchemaLocation.of(ID + "#/$defs/" + name))).validate(instance)) {
-      problems.add(error.toString());
+    /** The problems of {@code instance} against {@code #/$defs/<definitionName>}; empty when valid. */
+    public static List<String> problems(String definitionName, JsonNode instance) {
+        List<String> problems = new ArrayList<>();
+        for (Error error : COMPILED.computeIfAbsent(
+                        definitionName, name -> REGISTRY.getSchema(SchemaLocation.of(ID + "#/$defs/" + name)))
+                .validate(instance)) {
+            problems.add(error.toString());
+        }
+        return problems;
     }
-    return problems;
-  }
 
-  /**
-   * Fails unless {@code message}, sent by the server to a 2025-11-25 client, is valid: a request or
-   * notification by its method (an unknown method fails), a response to a request of
-   * {@code requestMethod} by that method's result (or as an error response).
-   */
-  public static void assertValidServerMessage(JsonNode message, String requestMethod) {
-    List<String> problems = new ArrayList<>(problems("JSONRPCMessage", message));
-    if (message.has("method")) {
-      String definition = BY_METHOD.get(message.path("method").asText());
-      if (definition == null) {
-        problems.add("a server does not send " + message.path("method").asText() + " to a 2025-11-25 client");
-      } else {
-        problems.addAll(problems(definition, message));
-      }
-    } else if (message.has("error")) {
-      problems.addAll(problems("JSONRPCErrorResponse", message));
-    } else {
-      problems.addAll(problems("JSONRPCResultResponse", message));
-      String result = RESULT_OF.get(requestMethod);
-      if (result == null) {
-        throw new IllegalArgumentException("no result definition for " + requestMethod);
-      }
-      problems.addAll(problems(result, message.path("result")));
+    /**
+     * Fails unless {@code message}, sent by the server to a 2025-11-25 client, is valid: a request or
+     * notification by its method (an unknown method fails), a response to a request of
+     * {@code requestMethod} by that method's result (or as an error response).
+     */
+    public static void assertValidServerMessage(JsonNode message, String requestMethod) {
+        List<String> problems = new ArrayList<>(problems("JSONRPCMessage", message));
+        if (message.has("method")) {
+            String definition = BY_METHOD.get(message.path("method").asText());
+            if (definition == null) {
+                problems.add("a server does not send " + message.path("method").asText() + " to a 2025-11-25 client");
+            } else {
+                problems.addAll(problems(definition, message));
+            }
+        } else if (message.has("error")) {
+            problems.addAll(problems("JSONRPCErrorResponse", message));
+        } else {
+            problems.addAll(problems("JSONRPCResultResponse", message));
+            String result = RESULT_OF.get(requestMethod);
+            if (result == null) {
+                throw new IllegalArgumentException("no result definition for " + requestMethod);
+            }
+            problems.addAll(problems(result, message.path("result")));
+        }
+        if (!problems.isEmpty()) {
+            throw new AssertionError("not a valid 2025-11-25 server message (answering " + requestMethod + "):\n  - "
+                    + String.join("\n  - ", problems) + "\nmessage: " + Json.write(message));
+        }
     }
-    if (!problems.isEmpty()) {
-      throw new AssertionError("not a valid 2025-11-25 server message (answering " + requestMethod + "):\n  - "
-          + String.join("\n  - ", problems) + "\nmessage: " + Json.write(message));
-    }
-  }
 }

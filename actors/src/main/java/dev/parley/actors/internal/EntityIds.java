@@ -11,14 +11,14 @@ import java.util.UUID;
  * commit. 74 random bits keep task ids unguessable (they are bound to their principal as well).
  */
 public final class EntityIds {
-  private static final SecureRandom RANDOM = new SecureRandom();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
-  private EntityIds() {}
+    private EntityIds() {}
 
-  public static String next() {
-    long random = RANDOM.nextLong();
-    long high = (System.currentTimeMillis() << 16) | 0x7000L | (random >>> 52);
-    long low = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-    return new UUID(high, low).toString();
-  }
+    public static String next() {
+        long random = RANDOM.nextLong();
+        long high = (System.currentTimeMillis() << 16) | 0x7000L | (random >>> 52);
+        long low = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        return new UUID(high, low).toString();
+    }
 }

@@ -12,21 +12,23 @@ import java.util.concurrent.CompletionStage;
  * threads a second.
  */
 public final class PekkoStages {
-  private PekkoStages() {}
+    private PekkoStages() {}
 
-  /**
-   * The same outcome as a plain {@link CompletableFuture}, completed on the thread that
-   * completes {@code stage}: later continuations run there, as on any plain future.
-   */
-  public static <T> CompletableFuture<T> direct(CompletionStage<T> stage) {
-    CompletableFuture<T> plain = new CompletableFuture<>();
-    stage.whenCompleteAsync((value, failure) -> {
-      if (failure != null) {
-        plain.completeExceptionally(failure);
-      } else {
-        plain.complete(value);
-      }
-    }, Runnable::run);
-    return plain;
-  }
+    /**
+     * The same outcome as a plain {@link CompletableFuture}, completed on the thread that
+     * completes {@code stage}: later continuations run there, as on any plain future.
+     */
+    public static <T> CompletableFuture<T> direct(CompletionStage<T> stage) {
+        CompletableFuture<T> plain = new CompletableFuture<>();
+        stage.whenCompleteAsync(
+                (value, failure) -> {
+                    if (failure != null) {
+                        plain.completeExceptionally(failure);
+                    } else {
+                        plain.complete(value);
+                    }
+                },
+                Runnable::run);
+        return plain;
+    }
 }

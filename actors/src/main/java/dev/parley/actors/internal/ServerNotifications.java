@@ -1,8 +1,8 @@
 package dev.parley.actors.internal;
 
-import dev.parley.runtime.internal.wire.Tasks.DetailedTask;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ServerChange;
+import dev.parley.runtime.internal.wire.Tasks.DetailedTask;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -24,70 +24,81 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
  * on a Pekko pub-sub topic; each node's subscriber feeds a broadcast hub its streams attach to.
  */
 public final class ServerNotifications {
-  private static final int BUFFER = 256;
+    private static final int BUFFER = 256;
 
-  /** What listen streams receive: a server change, or a task's new state. */
-  public sealed interface Notice {}
+    /** What listen streams receive: a server change, or a task's new state. */
+    public sealed interface Notice {}
 
-  public record ChangeNotice(ServerChange change) implements Notice {}
+    public record ChangeNotice(ServerChange change) implements Notice {}
 
-  /** {@code task} is the {@code DetailedTask}; only streams of {@code principal} may see it. */
-  public record TaskNotice(String principal, String taskId, DetailedTask task) implements Notice {}
+    /** {@code task} is the {@code DetailedTask}; only streams of {@code principal} may see it. */
+    public record TaskNotice(String principal, String taskId, DetailedTask task) implements Notice {}
 
-  /** What travels between nodes (one of the three groups of fields is set). */
-  public record Published(ServerChange.ListKind listChanged, String resourceUpdated,
-      String principal, String taskId, DetailedTask task) implements CborSerializable {
-    static Published of(ServerChange change) {
-      return change instanceof ServerChange.ListChanged listChanged
-          ? new Published(listChanged.kind(), null, null, null, null)
-          : new Published(null, ((ServerChange.ResourceUpdated) change).uri(), null, null, null);
+    /** What travels between nodes (one of the three groups of fields is set). */
+    public record Published(
+            ServerChange.ListKind listChanged,
+            String resourceUpdated,
+            String principal,
+            String taskId,
+            DetailedTask task)
+            implements CborSerializable {
+        static Published of(ServerChange change) {
+            return change instanceof ServerChange.ListChanged listChanged
+                    ? new Published(listChanged.kind(), null, null, null, null)
+                    : new Published(null, ((ServerChange.ResourceUpdated) change).uri(), null, null, null);
+        }
+
+        Notice notice() {
+            if (taskId != null) {
+                return new TaskNotice(principal, taskId, task);
+            }
+            return new ChangeNotice(
+                    listChanged != null
+                            ? new ServerChange.ListChanged(listChanged)
+                            : new ServerChange.ResourceUpdated(resourceUpdated));
+        }
     }
 
-    Notice notice() {
-      if (taskId != null) {
-        return new TaskNotice(principal, taskId, task);
-      }
-      return new ChangeNotice(listChanged != null
-          ? new ServerChange.ListChanged(listChanged) : new ServerChange.ResourceUpdated(resourceUpdated));
+    private final Source<Notice, NotUsed> notices;
+    private final ActorRef<Topic.Command<Published>> topic;
+
+    private ServerNotifications(Source<Notice, NotUsed> notices, ActorRef<Topic.Command<Published>> topic) {
+        this.notices = notices;
+        this.topic = topic;
     }
-  }
 
-  private final Source<Notice, NotUsed> notices;
-  private final ActorRef<Topic.Command<Published>> topic;
+    public static ServerNotifications start(ActorSystem<?> system, McpServerDefinition server) {
+        Materializer materializer = Materializer.matFromSystem(system);
+        Pair<SourceQueueWithComplete<Notice>, Source<Notice, NotUsed>> hub = Source.<Notice>queue(
+                        BUFFER, OverflowStrategy.dropHead())
+                .toMat(BroadcastHub.of(Notice.class, BUFFER), Keep.both())
+                .run(materializer);
+        // Keep the hub drained, so a stream that attaches later never sees old changes.
+        hub.second().runWith(Sink.ignore(), materializer);
 
-  private ServerNotifications(Source<Notice, NotUsed> notices, ActorRef<Topic.Command<Published>> topic) {
-    this.notices = notices;
-    this.topic = topic;
-  }
+        ActorRef<Topic.Command<Published>> topic = system.systemActorOf(
+                Topic.create(Published.class, "parley-server-changes"), "parley-server-changes", Props.empty());
+        ActorRef<Published> subscriber = system.systemActorOf(
+                Behaviors.receive(Published.class)
+                        .onMessage(Published.class, published -> {
+                            hub.first().offer(published.notice());
+                            return Behaviors.same();
+                        })
+                        .build(),
+                "parley-server-changes-subscriber",
+                Props.empty());
+        topic.tell(Topic.subscribe(subscriber));
+        server.onChange(change -> topic.tell(Topic.publish(Published.of(change))));
+        return new ServerNotifications(hub.second(), topic);
+    }
 
-  public static ServerNotifications start(ActorSystem<?> system, McpServerDefinition server) {
-    Materializer materializer = Materializer.matFromSystem(system);
-    Pair<SourceQueueWithComplete<Notice>, Source<Notice, NotUsed>> hub =
-        Source.<Notice>queue(BUFFER, OverflowStrategy.dropHead())
-            .toMat(BroadcastHub.of(Notice.class, BUFFER), Keep.both())
-            .run(materializer);
-    // Keep the hub drained, so a stream that attaches later never sees old changes.
-    hub.second().runWith(Sink.ignore(), materializer);
+    /** Announces a task's new state to every node's listen streams. */
+    public void publishTask(String principal, String taskId, DetailedTask task) {
+        topic.tell(Topic.publish(new Published(null, null, principal, taskId, task)));
+    }
 
-    ActorRef<Topic.Command<Published>> topic =
-        system.systemActorOf(Topic.create(Published.class, "parley-server-changes"), "parley-server-changes", Props.empty());
-    ActorRef<Published> subscriber = system.systemActorOf(Behaviors.receive(Published.class)
-        .onMessage(Published.class, published -> {
-          hub.first().offer(published.notice());
-          return Behaviors.same();
-        }).build(), "parley-server-changes-subscriber", Props.empty());
-    topic.tell(Topic.subscribe(subscriber));
-    server.onChange(change -> topic.tell(Topic.publish(Published.of(change))));
-    return new ServerNotifications(hub.second(), topic);
-  }
-
-  /** Announces a task's new state to every node's listen streams. */
-  public void publishTask(String principal, String taskId, DetailedTask task) {
-    topic.tell(Topic.publish(new Published(null, null, principal, taskId, task)));
-  }
-
-  /** Every notice from now on, from every node. */
-  public Source<Notice, NotUsed> notices() {
-    return notices;
-  }
+    /** Every notice from now on, from every node. */
+    public Source<Notice, NotUsed> notices() {
+        return notices;
+    }
 }

@@ -2,12 +2,11 @@ package dev.parley.actors.internal;
 
 import dev.parley.persistence.internal.JournalEventSerializer;
 import dev.parley.persistence.internal.JournalQueries;
+import java.util.List;
+import java.util.Set;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.List;
-import java.util.Set;
 
 /**
  * Finds tasks whose journal says they are working and wakes them through sharding, so a task
@@ -15,35 +14,36 @@ import java.util.Set;
  * client to poll. Waking a task that already runs does nothing; every node may scan.
  */
 public final class TaskResumer implements Runnable {
-  private static final Logger log = LoggerFactory.getLogger(TaskResumer.class);
-  /** Issue 17: while the journal is away every scan fails; a few lines a minute say so. */
-  private static final dev.parley.runtime.internal.logging.RateLimitedLog scanFailures =
-      dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
-  /** A task whose latest event is one of these is waiting or done: nothing to resume. */
-  private static final Set<String> RESTING = Set.of(
-      JournalEventSerializer.TASK_INPUT_REQUESTED,
-      JournalEventSerializer.TASK_COMPLETED,
-      JournalEventSerializer.TASK_FAILED,
-      JournalEventSerializer.TASK_CANCELLED);
+    private static final Logger log = LoggerFactory.getLogger(TaskResumer.class);
+    /** Issue 17: while the journal is away every scan fails; a few lines a minute say so. */
+    private static final dev.parley.runtime.internal.logging.RateLimitedLog scanFailures =
+            dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
+    /** A task whose latest event is one of these is waiting or done: nothing to resume. */
+    private static final Set<String> RESTING = Set.of(
+            JournalEventSerializer.TASK_INPUT_REQUESTED,
+            JournalEventSerializer.TASK_COMPLETED,
+            JournalEventSerializer.TASK_FAILED,
+            JournalEventSerializer.TASK_CANCELLED);
 
-  private final JournalQueries journal;
-  private final ClusterSharding sharding;
+    private final JournalQueries journal;
+    private final ClusterSharding sharding;
 
-  public TaskResumer(JournalQueries journal, ClusterSharding sharding) {
-    this.journal = journal;
-    this.sharding = sharding;
-  }
-
-  @Override
-  public void run() {
-    try {
-      List<String> working = journal.busyEntityIds(TaskEntity.ENTITY_TYPE_KEY.name() + "|", RESTING);
-      working.forEach(taskId -> sharding.entityRefFor(TaskEntity.ENTITY_TYPE_KEY, taskId).tell(new TaskEntity.Wake()));
-      if (!working.isEmpty()) {
-        log.debug("woke {} working task(s)", working.size());
-      }
-    } catch (RuntimeException e) {
-      scanFailures.log("scanning for working tasks failed; will retry: {}", e.toString());
+    public TaskResumer(JournalQueries journal, ClusterSharding sharding) {
+        this.journal = journal;
+        this.sharding = sharding;
     }
-  }
+
+    @Override
+    public void run() {
+        try {
+            List<String> working = journal.busyEntityIds(TaskEntity.ENTITY_TYPE_KEY.name() + "|", RESTING);
+            working.forEach(taskId ->
+                    sharding.entityRefFor(TaskEntity.ENTITY_TYPE_KEY, taskId).tell(new TaskEntity.Wake()));
+            if (!working.isEmpty()) {
+                log.debug("woke {} working task(s)", working.size());
+            }
+        } catch (RuntimeException e) {
+            scanFailures.log("scanning for working tasks failed; will retry: {}", e.toString());
+        }
+    }
 }

@@ -1,22 +1,5 @@
 package dev.parley.actors.internal;
 
-import dev.parley.actors.ParleyNode;
-import dev.parley.actors.ParleySettings;
-
-
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.parley.actors.internal.NodeDriver.JournalRow;
-import dev.parley.persistence.JournalDatabase;
-import dev.parley.persistence.internal.JournalEventSerializer;
-import dev.parley.runtime.internal.state.RequestStateKey;
-import dev.parley.runtime.ErrorCodes;
-import dev.parley.testing.SpecSchema;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static dev.parley.actors.internal.NodeDriver.ELICITATION;
 import static dev.parley.actors.internal.NodeDriver.dispatch;
 import static dev.parley.actors.internal.NodeDriver.toolsCall;
@@ -26,6 +9,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.ParleyNode;
+import dev.parley.actors.internal.NodeDriver.JournalRow;
+import dev.parley.persistence.JournalDatabase;
+import dev.parley.persistence.internal.JournalEventSerializer;
+import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.internal.state.RequestStateKey;
+import dev.parley.testing.SpecSchema;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
 /**
  * A call whose rounds outlive the node that started them (DESIGN.md §5, §7): its journal is all
  * a new node needs, given the same database and the same requestState key. Each subclass runs
@@ -33,87 +29,95 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 abstract class NodeRestartContract {
 
-  /** The journal database for one test; the schema need not exist yet. */
-  abstract JournalDatabase database();
+    /** The journal database for one test; the schema need not exist yet. */
+    abstract JournalDatabase database();
 
-  @BeforeEach
-  void resetCounters() {
-    TestTools.resetCounters();
-  }
-
-  private static List<String> inputRequestKeys(JsonNode response) {
-    List<String> keys = new ArrayList<>();
-    response.path("result").path("inputRequests").fieldNames().forEachRemaining(keys::add);
-    return keys;
-  }
-
-  private static String requestState(JsonNode response, String expectedQuestion) {
-    SpecSchema.assertValidResultResponse("InputRequiredResult", response);
-    assertEquals("input_required", response.at("/result/resultType").asText());
-    assertEquals(List.of(expectedQuestion), inputRequestKeys(response));
-    return response.at("/result/requestState").asText();
-  }
-
-  private static String text(JsonNode response) {
-    SpecSchema.assertValidResultResponse("CallToolResult", response);
-    assertEquals("complete", response.at("/result/resultType").asText());
-    return response.at("/result/content/0/text").asText();
-  }
-
-  @Test
-  void aCallAnsweredOnOneNodeCompletesOnANewNodeOverTheSameJournal() throws Exception {
-    JournalDatabase database = database();
-    RequestStateKey key = RequestStateKey.generate();
-    String dateAnswer = "{\"date\":" + accept("{\"date\":\"2026-09-12\"}") + "}";
-    String confirmAnswer = "{\"confirm\":" + accept("{\"ok\":true}") + "}";
-
-    String round1State;
-    JsonNode round1Outcome;
-    try (ParleyNode first = NodeDriver.start(database, key)) {
-      JsonNode asked = dispatch(first, toolsCall(1, "book_venue", VENUE_ARGS, null, null, ELICITATION), "alice");
-      round1State = requestState(asked, "date");
-      round1Outcome = dispatch(first, toolsCall(2, "book_venue", VENUE_ARGS, round1State, dateAnswer, ELICITATION),
-          "alice");
-      requestState(round1Outcome, "confirm");
+    @BeforeEach
+    void resetCounters() {
+        TestTools.resetCounters();
     }
-    assertEquals(1, TestTools.RESERVATIONS.get());
-    assertEquals(1, TestTools.HOLDS.get());
 
-    try (ParleyNode second = NodeDriver.start(database, key)) {
-      // The retry of round 1, repeated on the new node, gets round 1's recorded outcome.
-      JsonNode repeated = dispatch(second,
-          toolsCall(3, "book_venue", VENUE_ARGS, round1State, dateAnswer, ELICITATION), "alice");
-      String round2State = requestState(repeated, "confirm");
-      assertEquals(round1Outcome.at("/result/inputRequests"), repeated.at("/result/inputRequests"));
-
-      JsonNode done = dispatch(second,
-          toolsCall(4, "book_venue", VENUE_ARGS, round2State, confirmAnswer, ELICITATION), "alice");
-      assertEquals("Booked 2026-09-12 with reservation-1 and hold-1", text(done));
-
-      JsonNode again = dispatch(second,
-          toolsCall(5, "book_venue", VENUE_ARGS, round2State, confirmAnswer, ELICITATION), "alice");
-      assertEquals(done.get("result"), again.get("result"), "a retry of the last round gets the same result");
-
-      JsonNode stranger = dispatch(second,
-          toolsCall(6, "book_venue", VENUE_ARGS, round2State, confirmAnswer, ELICITATION), "bob");
-      assertEquals(ErrorCodes.INVALID_PARAMS, stranger.at("/error/code").asInt());
-      assertEquals(ToolCallEntity.INVALID_STATE.message(), stranger.at("/error/message").asText());
+    private static List<String> inputRequestKeys(JsonNode response) {
+        List<String> keys = new ArrayList<>();
+        response.path("result").path("inputRequests").fieldNames().forEachRemaining(keys::add);
+        return keys;
     }
-    assertEquals(1, TestTools.RESERVATIONS.get(), "the step before the first question ran once");
-    assertEquals(1, TestTools.HOLDS.get(), "the step between the rounds ran once");
 
-    List<JournalRow> rows = NodeDriver.journal(database);
-    assertEquals(List.of("parley.call.started.v1", "parley.call.step-recorded.v1", "parley.call.answers-received.v1",
-            "parley.call.input-requested.v1", "parley.call.answers-received.v1", "parley.call.completed.v1"),
-        rows.stream().map(JournalRow::manifest).toList());
-    String persistenceId = rows.get(0).persistenceId();
-    assertTrue(persistenceId.startsWith(ToolCallEntity.ENTITY_TYPE_KEY.name() + "|"), persistenceId);
-    for (int i = 0; i < rows.size(); i++) {
-      JournalRow row = rows.get(i);
-      assertEquals(persistenceId, row.persistenceId(), "one call, one entity");
-      assertEquals(i + 1, row.sequenceNumber());
-      assertEquals(JournalEventSerializer.IDENTIFIER, row.serializerId());
-      assertNotEquals(-1, row.manifest().indexOf("parley.call."));
+    private static String requestState(JsonNode response, String expectedQuestion) {
+        SpecSchema.assertValidResultResponse("InputRequiredResult", response);
+        assertEquals("input_required", response.at("/result/resultType").asText());
+        assertEquals(List.of(expectedQuestion), inputRequestKeys(response));
+        return response.at("/result/requestState").asText();
     }
-  }
+
+    private static String text(JsonNode response) {
+        SpecSchema.assertValidResultResponse("CallToolResult", response);
+        assertEquals("complete", response.at("/result/resultType").asText());
+        return response.at("/result/content/0/text").asText();
+    }
+
+    @Test
+    void aCallAnsweredOnOneNodeCompletesOnANewNodeOverTheSameJournal() throws Exception {
+        JournalDatabase database = database();
+        RequestStateKey key = RequestStateKey.generate();
+        String dateAnswer = "{\"date\":" + accept("{\"date\":\"2026-09-12\"}") + "}";
+        String confirmAnswer = "{\"confirm\":" + accept("{\"ok\":true}") + "}";
+
+        String round1State;
+        JsonNode round1Outcome;
+        try (ParleyNode first = NodeDriver.start(database, key)) {
+            JsonNode asked = dispatch(first, toolsCall(1, "book_venue", VENUE_ARGS, null, null, ELICITATION), "alice");
+            round1State = requestState(asked, "date");
+            round1Outcome = dispatch(
+                    first, toolsCall(2, "book_venue", VENUE_ARGS, round1State, dateAnswer, ELICITATION), "alice");
+            requestState(round1Outcome, "confirm");
+        }
+        assertEquals(1, TestTools.RESERVATIONS.get());
+        assertEquals(1, TestTools.HOLDS.get());
+
+        try (ParleyNode second = NodeDriver.start(database, key)) {
+            // The retry of round 1, repeated on the new node, gets round 1's recorded outcome.
+            JsonNode repeated = dispatch(
+                    second, toolsCall(3, "book_venue", VENUE_ARGS, round1State, dateAnswer, ELICITATION), "alice");
+            String round2State = requestState(repeated, "confirm");
+            assertEquals(round1Outcome.at("/result/inputRequests"), repeated.at("/result/inputRequests"));
+
+            JsonNode done = dispatch(
+                    second, toolsCall(4, "book_venue", VENUE_ARGS, round2State, confirmAnswer, ELICITATION), "alice");
+            assertEquals("Booked 2026-09-12 with reservation-1 and hold-1", text(done));
+
+            JsonNode again = dispatch(
+                    second, toolsCall(5, "book_venue", VENUE_ARGS, round2State, confirmAnswer, ELICITATION), "alice");
+            assertEquals(done.get("result"), again.get("result"), "a retry of the last round gets the same result");
+
+            JsonNode stranger = dispatch(
+                    second, toolsCall(6, "book_venue", VENUE_ARGS, round2State, confirmAnswer, ELICITATION), "bob");
+            assertEquals(ErrorCodes.INVALID_PARAMS, stranger.at("/error/code").asInt());
+            assertEquals(
+                    ToolCallEntity.INVALID_STATE.message(),
+                    stranger.at("/error/message").asText());
+        }
+        assertEquals(1, TestTools.RESERVATIONS.get(), "the step before the first question ran once");
+        assertEquals(1, TestTools.HOLDS.get(), "the step between the rounds ran once");
+
+        List<JournalRow> rows = NodeDriver.journal(database);
+        assertEquals(
+                List.of(
+                        "parley.call.started.v1",
+                        "parley.call.step-recorded.v1",
+                        "parley.call.answers-received.v1",
+                        "parley.call.input-requested.v1",
+                        "parley.call.answers-received.v1",
+                        "parley.call.completed.v1"),
+                rows.stream().map(JournalRow::manifest).toList());
+        String persistenceId = rows.get(0).persistenceId();
+        assertTrue(persistenceId.startsWith(ToolCallEntity.ENTITY_TYPE_KEY.name() + "|"), persistenceId);
+        for (int i = 0; i < rows.size(); i++) {
+            JournalRow row = rows.get(i);
+            assertEquals(persistenceId, row.persistenceId(), "one call, one entity");
+            assertEquals(i + 1, row.sequenceNumber());
+            assertEquals(JournalEventSerializer.IDENTIFIER, row.serializerId());
+            assertNotEquals(-1, row.manifest().indexOf("parley.call."));
+        }
+    }
 }

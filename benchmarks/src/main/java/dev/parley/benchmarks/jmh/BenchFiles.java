@@ -9,24 +9,25 @@ import java.util.stream.Stream;
 
 /** Temporary data directories of the benchmarks. */
 final class BenchFiles {
-  private BenchFiles() {}
+    private BenchFiles() {}
 
-  static Path tempDirectory(String prefix) {
-    try {
-      return Files.createTempDirectory(prefix);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    static Path tempDirectory(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-  }
 
-  static void delete(Path directory) {
-    if (directory == null || !Files.exists(directory)) {
-      return;
+    static void delete(Path directory) {
+        if (directory == null || !Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            // a temp directory left behind is harmless
+        }
     }
-    try (Stream<Path> paths = Files.walk(directory)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    } catch (IOException e) {
-      // a temp directory left behind is harmless
-    }
-  }
 }

@@ -5,15 +5,14 @@ import dev.parley.runtime.internal.state.InvalidRequestStateException;
 import dev.parley.runtime.internal.state.RequestStateBinding;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
 
 /**
  * Sealing and opening {@code requestState} (HMAC-SHA256 over a small binary record, base64url),
@@ -22,33 +21,33 @@ import java.util.UUID;
  */
 @State(Scope.Benchmark)
 public class RequestStateBenchmark extends ParleyBenchmark {
-  private final com.fasterxml.jackson.databind.node.ObjectNode arguments = BenchTools.object(BenchTools.INVOICE_ARGUMENTS);
-  private RequestStateCodec codec;
-  private RequestStateBinding binding;
-  private String callId;
-  private String sealed;
+    private final com.fasterxml.jackson.databind.node.ObjectNode arguments =
+            BenchTools.object(BenchTools.INVOICE_ARGUMENTS);
+    private RequestStateCodec codec;
+    private RequestStateBinding binding;
+    private String callId;
+    private String sealed;
 
-  @Setup
-  public void setUp() {
-    codec = new RequestStateCodec(List.of(RequestStateKey.generate()), Duration.ofMinutes(30), Clock.systemUTC());
-    binding = bindingDigest();
-    callId = UUID.randomUUID().toString();
-    sealed = codec.seal(callId, 1, binding);
-  }
+    @Setup
+    public void setUp() {
+        codec = new RequestStateCodec(List.of(RequestStateKey.generate()), Duration.ofMinutes(30), Clock.systemUTC());
+        binding = bindingDigest();
+        callId = UUID.randomUUID().toString();
+        sealed = codec.seal(callId, 1, binding);
+    }
 
-  @Benchmark
-  public String seal() {
-    return codec.seal(callId, 1, binding);
-  }
+    @Benchmark
+    public String seal() {
+        return codec.seal(callId, 1, binding);
+    }
 
-  @Benchmark
-  public RequestStateCodec.Opened open() throws InvalidRequestStateException {
-    return codec.open(sealed, binding);
-  }
+    @Benchmark
+    public RequestStateCodec.Opened open() throws InvalidRequestStateException {
+        return codec.open(sealed, binding);
+    }
 
-  @Benchmark
-  public RequestStateBinding bindingDigest() {
-    return new RequestStateBinding(BenchTools.PRINCIPAL, "tools/call", "create_invoice",
-        Json.digest(arguments));
-  }
+    @Benchmark
+    public RequestStateBinding bindingDigest() {
+        return new RequestStateBinding(BenchTools.PRINCIPAL, "tools/call", "create_invoice", Json.digest(arguments));
+    }
 }

@@ -12,95 +12,96 @@ package dev.parley.benchmarks.load;
  * minimum and maximum (so a percentile never overstates the maximum).
  */
 public final class LatencyHistogram {
-  private static final int SUB_BUCKETS = 128;
-  private static final int EXACT = 2 * SUB_BUCKETS;
-  /** Values are clamped to this (about 18 minutes); request timeouts are far below it. */
-  static final long MAX_TRACKABLE = (1L << 40) - 1;
-  private static final int BUCKETS = index(MAX_TRACKABLE) + 1;
+    private static final int SUB_BUCKETS = 128;
+    private static final int EXACT = 2 * SUB_BUCKETS;
+    /** Values are clamped to this (about 18 minutes); request timeouts are far below it. */
+    static final long MAX_TRACKABLE = (1L << 40) - 1;
 
-  private final long[] counts = new long[BUCKETS];
-  private long count;
-  private long sum;
-  private long min = Long.MAX_VALUE;
-  private long max;
+    private static final int BUCKETS = index(MAX_TRACKABLE) + 1;
 
-  public void record(long nanos) {
-    long value = Math.max(0, Math.min(nanos, MAX_TRACKABLE));
-    counts[index(value)]++;
-    count++;
-    sum += value;
-    min = Math.min(min, value);
-    max = Math.max(max, value);
-  }
+    private final long[] counts = new long[BUCKETS];
+    private long count;
+    private long sum;
+    private long min = Long.MAX_VALUE;
+    private long max;
 
-  public void merge(LatencyHistogram other) {
-    for (int i = 0; i < BUCKETS; i++) {
-      counts[i] += other.counts[i];
+    public void record(long nanos) {
+        long value = Math.max(0, Math.min(nanos, MAX_TRACKABLE));
+        counts[index(value)]++;
+        count++;
+        sum += value;
+        min = Math.min(min, value);
+        max = Math.max(max, value);
     }
-    count += other.count;
-    sum += other.sum;
-    min = Math.min(min, other.min);
-    max = Math.max(max, other.max);
-  }
 
-  public long count() {
-    return count;
-  }
-
-  public long min() {
-    return count == 0 ? 0 : min;
-  }
-
-  public long max() {
-    return max;
-  }
-
-  public double mean() {
-    return count == 0 ? 0 : (double) sum / count;
-  }
-
-  /** The nearest-rank {@code percentile} (0 < p ≤ 100) in nanoseconds; 0 when empty. */
-  public long percentile(double percentile) {
-    if (percentile <= 0 || percentile > 100 || Double.isNaN(percentile)) {
-      throw new IllegalArgumentException("percentile must be in (0, 100]: " + percentile);
+    public void merge(LatencyHistogram other) {
+        for (int i = 0; i < BUCKETS; i++) {
+            counts[i] += other.counts[i];
+        }
+        count += other.count;
+        sum += other.sum;
+        min = Math.min(min, other.min);
+        max = Math.max(max, other.max);
     }
-    if (count == 0) {
-      return 0;
-    }
-    long rank = Math.max(1, (long) Math.ceil(percentile / 100.0 * count));
-    long seen = 0;
-    for (int i = 0; i < BUCKETS; i++) {
-      seen += counts[i];
-      if (seen >= rank) {
-        return Math.max(min, Math.min(max, highestInBucket(i)));
-      }
-    }
-    return max;
-  }
 
-  static int index(long value) {
-    if (value < EXACT) {
-      return (int) value;
+    public long count() {
+        return count;
     }
-    int msb = 63 - Long.numberOfLeadingZeros(value);
-    int shift = msb - 7;
-    return EXACT + (shift - 1) * SUB_BUCKETS + (int) ((value >>> shift) - SUB_BUCKETS);
-  }
 
-  static long lowestInBucket(int index) {
-    if (index < EXACT) {
-      return index;
+    public long min() {
+        return count == 0 ? 0 : min;
     }
-    int j = index - EXACT;
-    int shift = j / SUB_BUCKETS + 1;
-    long mantissa = j % SUB_BUCKETS + SUB_BUCKETS;
-    return mantissa << shift;
-  }
 
-  static long highestInBucket(int index) {
-    if (index < EXACT) {
-      return index;
+    public long max() {
+        return max;
     }
-    return lowestInBucket(index + 1) - 1;
-  }
+
+    public double mean() {
+        return count == 0 ? 0 : (double) sum / count;
+    }
+
+    /** The nearest-rank {@code percentile} (0 < p ≤ 100) in nanoseconds; 0 when empty. */
+    public long percentile(double percentile) {
+        if (percentile <= 0 || percentile > 100 || Double.isNaN(percentile)) {
+            throw new IllegalArgumentException("percentile must be in (0, 100]: " + percentile);
+        }
+        if (count == 0) {
+            return 0;
+        }
+        long rank = Math.max(1, (long) Math.ceil(percentile / 100.0 * count));
+        long seen = 0;
+        for (int i = 0; i < BUCKETS; i++) {
+            seen += counts[i];
+            if (seen >= rank) {
+                return Math.max(min, Math.min(max, highestInBucket(i)));
+            }
+        }
+        return max;
+    }
+
+    static int index(long value) {
+        if (value < EXACT) {
+            return (int) value;
+        }
+        int msb = 63 - Long.numberOfLeadingZeros(value);
+        int shift = msb - 7;
+        return EXACT + (shift - 1) * SUB_BUCKETS + (int) ((value >>> shift) - SUB_BUCKETS);
+    }
+
+    static long lowestInBucket(int index) {
+        if (index < EXACT) {
+            return index;
+        }
+        int j = index - EXACT;
+        int shift = j / SUB_BUCKETS + 1;
+        long mantissa = j % SUB_BUCKETS + SUB_BUCKETS;
+        return mantissa << shift;
+    }
+
+    static long highestInBucket(int index) {
+        if (index < EXACT) {
+            return index;
+        }
+        return lowestInBucket(index + 1) - 1;
+    }
 }

@@ -1,24 +1,22 @@
 package dev.parley.benchmarks.load;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.function.Function;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.benchmarks.load.LoadOptions.Protocol;
 import dev.parley.runtime.Json;
-
 import java.io.IOException;
 import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * One worker's MCP client: builds each JSON-RPC request with what its protocol revision
@@ -31,352 +29,367 @@ import java.util.Map;
  * request carries {@code MCP-Protocol-Version} and, when the server gave one, {@code Mcp-Session-Id}.
  */
 public final class McpSession implements AutoCloseable {
-  static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
-  static final String META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-  static final String TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+    static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
+    static final String META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+    static final String TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-  /** A request that failed: which kind, and why (an error kind such as {@code rpc -32602}). */
-  public static final class Failure extends Exception {
-    final String kind;
-    final String errorKind;
-    final boolean connectionProblem;
+    /** A request that failed: which kind, and why (an error kind such as {@code rpc -32602}). */
+    public static final class Failure extends Exception {
+        final String kind;
+        final String errorKind;
+        final boolean connectionProblem;
 
-    Failure(String kind, String errorKind, boolean connectionProblem) {
-      super(kind + ": " + errorKind, null, false, false);
-      this.kind = kind;
-      this.errorKind = errorKind;
-      this.connectionProblem = connectionProblem;
+        Failure(String kind, String errorKind, boolean connectionProblem) {
+            super(kind + ": " + errorKind, null, false, false);
+            this.kind = kind;
+            this.errorKind = errorKind;
+            this.connectionProblem = connectionProblem;
+        }
+
+        public String kind() {
+            return kind;
+        }
+
+        public String errorKind() {
+            return errorKind;
+        }
     }
 
-    public String kind() {
-      return kind;
+    /** Where timings go; the session only measures. */
+    public interface Timings {
+        void request(String kind, long startNanos, long endNanos);
     }
 
-    public String errorKind() {
-      return errorKind;
-    }
-  }
+    private final HttpTransport transport;
+    private final Protocol protocol;
+    private final ObjectNode capabilities;
+    private final Map<String, String> baseHeaders;
+    private final Timings timings;
+    private String negotiatedVersion;
+    private String sessionId;
+    private long nextId = 1;
 
-  /** Where timings go; the session only measures. */
-  public interface Timings {
-    void request(String kind, long startNanos, long endNanos);
-  }
+    public McpSession(
+            HttpTransport transport,
+            Protocol protocol,
+            boolean declareTasks,
+            Map<String, String> extraHeaders,
+            Timings timings) {
+        this.transport = transport;
+        this.protocol = protocol;
+        this.timings = timings;
+        this.negotiatedVersion = protocol.wire;
+        ObjectNode declared = Json.object();
+        ObjectNode elicitation = declared.putObject("elicitation");
+        elicitation.putObject("form");
+        elicitation.putObject("url");
+        if (declareTasks) {
+            declared.putObject("extensions").putObject(TASKS_EXTENSION);
+        }
+        this.capabilities = declared;
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("Accept", "application/json, text/event-stream");
+        headers.putAll(extraHeaders);
+        this.baseHeaders = headers;
+    }
 
-  private final HttpTransport transport;
-  private final Protocol protocol;
-  private final ObjectNode capabilities;
-  private final Map<String, String> baseHeaders;
-  private final Timings timings;
-  private String negotiatedVersion;
-  private String sessionId;
-  private long nextId = 1;
+    /** 2025-11-25 only: {@code initialize} then {@code notifications/initialized}. */
+    public void initialize() throws Failure, InterruptedException {
+        if (protocol != Protocol.V2025_11_25) {
+            return;
+        }
+        ObjectNode params = Json.object().put("protocolVersion", protocol.wire);
+        params.set("capabilities", capabilities.deepCopy().without("extensions"));
+        params.putObject("clientInfo").put("name", "parley-load").put("version", "0.1.0");
+        Exchange exchange = send("initialize", request("initialize", params, nextId++), Map.of());
+        JsonNode result = resultOf("initialize", exchange);
+        timings.request("initialize", exchange.start, exchange.end);
+        String version = result.path("protocolVersion").asText("");
+        if (!version.isEmpty()) {
+            negotiatedVersion = version;
+        }
+        String session = exchange.response.header("mcp-session-id");
+        if (session != null && !session.isBlank()) {
+            sessionId = session.trim();
+        }
+        ObjectNode notification = Json.object().put("jsonrpc", "2.0").put("method", "notifications/initialized");
+        Exchange initialized = send("initialized", notification, Map.of());
+        if (initialized.response.status() / 100 != 2) {
+            throw new Failure("initialized", "http " + initialized.response.status(), false);
+        }
+    }
 
-  public McpSession(HttpTransport transport, Protocol protocol, boolean declareTasks, Map<String, String> extraHeaders,
-      Timings timings) {
-    this.transport = transport;
-    this.protocol = protocol;
-    this.timings = timings;
-    this.negotiatedVersion = protocol.wire;
-    ObjectNode declared = Json.object();
-    ObjectNode elicitation = declared.putObject("elicitation");
-    elicitation.putObject("form");
-    elicitation.putObject("url");
-    if (declareTasks) {
-      declared.putObject("extensions").putObject(TASKS_EXTENSION);
+    /**
+     * One request; its {@code result} (the JSON-RPC result object). {@code name} becomes
+     * {@code Mcp-Name} (2026-07-28). Failures (transport, HTTP status, JSON-RPC error, unreadable
+     * body) are thrown as {@link Failure} under {@code kind}.
+     */
+    public ObjectNode call(String kind, String method, ObjectNode params, String name, Map<String, String> paramHeaders)
+            throws Failure, InterruptedException {
+        long id = nextId++;
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (protocol == Protocol.V2026_07_28) {
+            ObjectNode meta = params.putObject("_meta");
+            meta.put(META_VERSION, protocol.wire);
+            meta.set(META_CAPABILITIES, capabilities);
+            headers.put("Mcp-Method", method);
+            if (name != null) {
+                headers.put("Mcp-Name", headerValue(name));
+            }
+            headers.putAll(paramHeaders);
+        }
+        Exchange exchange = send(kind, request(method, params, id), headers);
+        ObjectNode result = resultOf(kind, exchange);
+        timings.request(kind, exchange.start, exchange.end);
+        return result;
     }
-    this.capabilities = declared;
-    Map<String, String> headers = new LinkedHashMap<>();
-    headers.put("Content-Type", "application/json");
-    headers.put("Accept", "application/json, text/event-stream");
-    headers.putAll(extraHeaders);
-    this.baseHeaders = headers;
-  }
 
-  /** 2025-11-25 only: {@code initialize} then {@code notifications/initialized}. */
-  public void initialize() throws Failure, InterruptedException {
-    if (protocol != Protocol.V2025_11_25) {
-      return;
+    /**
+     * 2025-11-25: a {@code tools/call} whose SSE stream carries server→client requests
+     * ({@code elicitation/create}, ...): each is answered with {@code answer}, POSTed as the
+     * client's JSON-RPC response while the stream stays open, until the stream carries the call's
+     * response; its {@code result}. The stream is read as it arrives (the worker's transport reads
+     * whole bodies, so this one request goes over the JDK client). Timed as one {@code kind}
+     * request; the answers are timed as {@code answer}. {@code count} gets the requests answered.
+     */
+    public ObjectNode streamedCall(
+            String kind,
+            URI url,
+            ObjectNode params,
+            Function<JsonNode, JsonNode> answer,
+            java.util.concurrent.atomic.AtomicInteger count,
+            Duration timeout)
+            throws Failure, InterruptedException {
+        long id = nextId++;
+        HttpRequest.Builder request = HttpRequest.newBuilder(url)
+                .timeout(timeout)
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        Json.write(request("tools/call", params, id)), StandardCharsets.UTF_8));
+        baseHeaders.forEach(request::header);
+        request.header("MCP-Protocol-Version", negotiatedVersion);
+        if (sessionId != null) {
+            request.header("Mcp-Session-Id", sessionId);
+        }
+        long start = System.nanoTime();
+        HttpResponse<java.util.stream.Stream<String>> response;
+        try {
+            response = streaming().send(request.build(), HttpResponse.BodyHandlers.ofLines());
+        } catch (HttpTimeoutException e) {
+            throw new Failure(kind, "timeout", true);
+        } catch (IOException e) {
+            throw new Failure(kind, "io " + e.getClass().getSimpleName(), true);
+        }
+        if (response.statusCode() / 100 != 2) {
+            response.body().close();
+            throw new Failure(kind, "http " + response.statusCode(), false);
+        }
+        JsonNode message = null;
+        try (java.util.stream.Stream<String> lines = response.body()) {
+            if (!response.headers().firstValue("content-type").orElse("").startsWith("text/event-stream")) {
+                message = Json.parse(String.join("\n", lines.toList()));
+            } else {
+                StringBuilder data = new StringBuilder();
+                for (java.util.Iterator<String> it = lines.iterator(); it.hasNext() && message == null; ) {
+                    String line = it.next();
+                    if (line.startsWith("data:")) {
+                        data.append(line.substring(5).strip());
+                        continue;
+                    }
+                    if (!line.isEmpty() || data.length() == 0) {
+                        continue;
+                    }
+                    JsonNode event = Json.parse(data.toString());
+                    data.setLength(0);
+                    if (event.has("method") && event.has("id")) {
+                        ObjectNode reply = Json.object().put("jsonrpc", "2.0");
+                        reply.set("id", event.get("id"));
+                        reply.set("result", answer.apply(event));
+                        Exchange answered = send("answer", reply, Map.of());
+                        if (answered.response.status() != 202) {
+                            throw new Failure("answer", "http " + answered.response.status(), false);
+                        }
+                        timings.request("answer", answered.start, answered.end);
+                        count.incrementAndGet();
+                    } else if (!event.has("method") && event.path("id").asLong(Long.MIN_VALUE) == id) {
+                        message = event;
+                    }
+                }
+            }
+        } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
+            throw new Failure(kind, "unreadable stream", true);
+        }
+        long end = System.nanoTime();
+        if (message == null) {
+            throw new Failure(kind, "stream ended without the response", false);
+        }
+        if (message.has("error")) {
+            throw new Failure(kind, "rpc " + message.path("error").path("code").asText("?"), false);
+        }
+        if (!(message.get("result") instanceof ObjectNode result)) {
+            throw new Failure(kind, "response without result", false);
+        }
+        timings.request(kind, start, end);
+        return result;
     }
-    ObjectNode params = Json.object().put("protocolVersion", protocol.wire);
-    params.set("capabilities", capabilities.deepCopy().without("extensions"));
-    params.putObject("clientInfo").put("name", "parley-load").put("version", "0.1.0");
-    Exchange exchange = send("initialize", request("initialize", params, nextId++), Map.of());
-    JsonNode result = resultOf("initialize", exchange);
-    timings.request("initialize", exchange.start, exchange.end);
-    String version = result.path("protocolVersion").asText("");
-    if (!version.isEmpty()) {
-      negotiatedVersion = version;
-    }
-    String session = exchange.response.header("mcp-session-id");
-    if (session != null && !session.isBlank()) {
-      sessionId = session.trim();
-    }
-    ObjectNode notification = Json.object().put("jsonrpc", "2.0").put("method", "notifications/initialized");
-    Exchange initialized = send("initialized", notification, Map.of());
-    if (initialized.response.status() / 100 != 2) {
-      throw new Failure("initialized", "http " + initialized.response.status(), false);
-    }
-  }
 
-  /**
-   * One request; its {@code result} (the JSON-RPC result object). {@code name} becomes
-   * {@code Mcp-Name} (2026-07-28). Failures (transport, HTTP status, JSON-RPC error, unreadable
-   * body) are thrown as {@link Failure} under {@code kind}.
-   */
-  public ObjectNode call(String kind, String method, ObjectNode params, String name, Map<String, String> paramHeaders)
-      throws Failure, InterruptedException {
-    long id = nextId++;
-    Map<String, String> headers = new LinkedHashMap<>();
-    if (protocol == Protocol.V2026_07_28) {
-      ObjectNode meta = params.putObject("_meta");
-      meta.put(META_VERSION, protocol.wire);
-      meta.set(META_CAPABILITIES, capabilities);
-      headers.put("Mcp-Method", method);
-      if (name != null) {
-        headers.put("Mcp-Name", headerValue(name));
-      }
-      headers.putAll(paramHeaders);
-    }
-    Exchange exchange = send(kind, request(method, params, id), headers);
-    ObjectNode result = resultOf(kind, exchange);
-    timings.request(kind, exchange.start, exchange.end);
-    return result;
-  }
+    private java.net.http.HttpClient streamingClient;
 
-  /**
-   * 2025-11-25: a {@code tools/call} whose SSE stream carries server→client requests
-   * ({@code elicitation/create}, ...): each is answered with {@code answer}, POSTed as the
-   * client's JSON-RPC response while the stream stays open, until the stream carries the call's
-   * response; its {@code result}. The stream is read as it arrives (the worker's transport reads
-   * whole bodies, so this one request goes over the JDK client). Timed as one {@code kind}
-   * request; the answers are timed as {@code answer}. {@code count} gets the requests answered.
-   */
-  public ObjectNode streamedCall(String kind, URI url, ObjectNode params, Function<JsonNode, JsonNode> answer,
-      java.util.concurrent.atomic.AtomicInteger count, Duration timeout) throws Failure, InterruptedException {
-    long id = nextId++;
-    HttpRequest.Builder request = HttpRequest.newBuilder(url).timeout(timeout)
-        .POST(HttpRequest.BodyPublishers.ofString(Json.write(request("tools/call", params, id)), StandardCharsets.UTF_8));
-    baseHeaders.forEach(request::header);
-    request.header("MCP-Protocol-Version", negotiatedVersion);
-    if (sessionId != null) {
-      request.header("Mcp-Session-Id", sessionId);
+    private java.net.http.HttpClient streaming() {
+        if (streamingClient == null) {
+            streamingClient = java.net.http.HttpClient.newBuilder()
+                    .version(java.net.http.HttpClient.Version.HTTP_1_1)
+                    .build();
+        }
+        return streamingClient;
     }
-    long start = System.nanoTime();
-    HttpResponse<java.util.stream.Stream<String>> response;
-    try {
-      response = streaming().send(request.build(), HttpResponse.BodyHandlers.ofLines());
-    } catch (HttpTimeoutException e) {
-      throw new Failure(kind, "timeout", true);
-    } catch (IOException e) {
-      throw new Failure(kind, "io " + e.getClass().getSimpleName(), true);
+
+    private static ObjectNode request(String method, ObjectNode params, long id) {
+        ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", id).put("method", method);
+        message.set("params", params);
+        return message;
     }
-    if (response.statusCode() / 100 != 2) {
-      response.body().close();
-      throw new Failure(kind, "http " + response.statusCode(), false);
+
+    private record Exchange(HttpTransport.Response response, long id, long start, long end) {}
+
+    private Exchange send(String kind, ObjectNode message, Map<String, String> headers)
+            throws Failure, InterruptedException {
+        Map<String, String> all = new LinkedHashMap<>(baseHeaders);
+        if (protocol == Protocol.V2026_07_28 || !message.path("method").asText().equals("initialize")) {
+            all.put("MCP-Protocol-Version", negotiatedVersion);
+        }
+        if (sessionId != null) {
+            all.put("Mcp-Session-Id", sessionId);
+        }
+        all.putAll(headers);
+        byte[] body;
+        try {
+            body = Json.MAPPER.writeValueAsBytes(message);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        long start = System.nanoTime();
+        HttpTransport.Response response;
+        try {
+            response = transport.post(all, body);
+        } catch (SocketTimeoutException | HttpTimeoutException e) {
+            throw new Failure(kind, "timeout", true);
+        } catch (IOException e) {
+            throw new Failure(kind, "io " + e.getClass().getSimpleName(), true);
+        }
+        return new Exchange(response, message.path("id").asLong(-1), start, System.nanoTime());
     }
-    JsonNode message = null;
-    try (java.util.stream.Stream<String> lines = response.body()) {
-      if (!response.headers().firstValue("content-type").orElse("").startsWith("text/event-stream")) {
-        message = Json.parse(String.join("\n", lines.toList()));
-      } else {
+
+    /** The result member of the response, or the failure it reports. */
+    private ObjectNode resultOf(String kind, Exchange exchange) throws Failure {
+        HttpTransport.Response response = exchange.response;
+        JsonNode message = responseMessage(response, exchange.id);
+        if (message != null && message.has("error")) {
+            JsonNode code = message.path("error").path("code");
+            String error = "rpc " + (code.isNumber() ? code.asText() : "?");
+            if (response.status() / 100 != 2) {
+                error = "http " + response.status() + " " + error;
+            }
+            throw new Failure(kind, error, false);
+        }
+        if (response.status() / 100 != 2) {
+            throw new Failure(kind, "http " + response.status(), false);
+        }
+        if (message == null) {
+            throw new Failure(kind, "unreadable response (" + response.contentType() + ")", false);
+        }
+        JsonNode result = message.get("result");
+        if (!(result instanceof ObjectNode object)) {
+            throw new Failure(kind, "response without result", false);
+        }
+        return object;
+    }
+
+    /** The JSON-RPC response in a JSON body, or the one answering {@code id} in an SSE body. */
+    static JsonNode responseMessage(HttpTransport.Response response, long id) {
+        byte[] body = response.body();
+        if (body.length == 0) {
+            return null;
+        }
+        String type = response.contentType().toLowerCase(Locale.ROOT);
+        if (type.startsWith("text/event-stream")) {
+            return fromEventStream(new String(body, StandardCharsets.UTF_8), id);
+        }
+        try {
+            return Json.MAPPER.readTree(body);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The last event whose data is a response with id {@code id} (or any response when none matches). */
+    static JsonNode fromEventStream(String text, long id) {
+        JsonNode found = null;
+        JsonNode anyResponse = null;
         StringBuilder data = new StringBuilder();
-        for (java.util.Iterator<String> it = lines.iterator(); it.hasNext() && message == null; ) {
-          String line = it.next();
-          if (line.startsWith("data:")) {
-            data.append(line.substring(5).strip());
-            continue;
-          }
-          if (!line.isEmpty() || data.length() == 0) {
-            continue;
-          }
-          JsonNode event = Json.parse(data.toString());
-          data.setLength(0);
-          if (event.has("method") && event.has("id")) {
-            ObjectNode reply = Json.object().put("jsonrpc", "2.0");
-            reply.set("id", event.get("id"));
-            reply.set("result", answer.apply(event));
-            Exchange answered = send("answer", reply, Map.of());
-            if (answered.response.status() != 202) {
-              throw new Failure("answer", "http " + answered.response.status(), false);
+        for (String line : (text.replace("\r\n", "\n") + "\n\n").split("\n", -1)) {
+            if (line.isEmpty()) {
+                if (data.length() > 0) {
+                    try {
+                        JsonNode message = Json.MAPPER.readTree(data.toString());
+                        if (message != null && (message.has("result") || message.has("error"))) {
+                            anyResponse = message;
+                            if (message.path("id").asLong(Long.MIN_VALUE) == id) {
+                                found = message;
+                            }
+                        }
+                    } catch (IOException ignored) {
+                        // not JSON: not a response
+                    }
+                    data.setLength(0);
+                }
+            } else if (line.startsWith("data:")) {
+                String value = line.substring(5);
+                if (value.startsWith(" ")) {
+                    value = value.substring(1);
+                }
+                if (data.length() > 0) {
+                    data.append('\n');
+                }
+                data.append(value);
             }
-            timings.request("answer", answered.start, answered.end);
-            count.incrementAndGet();
-          } else if (!event.has("method") && event.path("id").asLong(Long.MIN_VALUE) == id) {
-            message = event;
-          }
         }
-      }
-    } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
-      throw new Failure(kind, "unreadable stream", true);
+        return found != null ? found : anyResponse;
     }
-    long end = System.nanoTime();
-    if (message == null) {
-      throw new Failure(kind, "stream ended without the response", false);
-    }
-    if (message.has("error")) {
-      throw new Failure(kind, "rpc " + message.path("error").path("code").asText("?"), false);
-    }
-    if (!(message.get("result") instanceof ObjectNode result)) {
-      throw new Failure(kind, "response without result", false);
-    }
-    timings.request(kind, start, end);
-    return result;
-  }
 
-  private java.net.http.HttpClient streamingClient;
+    /** A header value as the spec asks: literal when header-safe, else {@code =?base64?…?=}. */
+    static String headerValue(String value) {
+        boolean safe = !value.isEmpty() && !value.startsWith("=?base64?") && value.equals(value.strip());
+        for (int i = 0; safe && i < value.length(); i++) {
+            char c = value.charAt(i);
+            safe = c >= 0x20 && c < 0x7f;
+        }
+        return safe
+                ? value
+                : "=?base64?" + Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8)) + "?=";
+    }
 
-  private java.net.http.HttpClient streaming() {
-    if (streamingClient == null) {
-      streamingClient = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build();
-    }
-    return streamingClient;
-  }
-
-  private static ObjectNode request(String method, ObjectNode params, long id) {
-    ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", id).put("method", method);
-    message.set("params", params);
-    return message;
-  }
-
-  private record Exchange(HttpTransport.Response response, long id, long start, long end) {}
-
-  private Exchange send(String kind, ObjectNode message, Map<String, String> headers)
-      throws Failure, InterruptedException {
-    Map<String, String> all = new LinkedHashMap<>(baseHeaders);
-    if (protocol == Protocol.V2026_07_28 || !message.path("method").asText().equals("initialize")) {
-      all.put("MCP-Protocol-Version", negotiatedVersion);
-    }
-    if (sessionId != null) {
-      all.put("Mcp-Session-Id", sessionId);
-    }
-    all.putAll(headers);
-    byte[] body;
-    try {
-      body = Json.MAPPER.writeValueAsBytes(message);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-    long start = System.nanoTime();
-    HttpTransport.Response response;
-    try {
-      response = transport.post(all, body);
-    } catch (SocketTimeoutException | HttpTimeoutException e) {
-      throw new Failure(kind, "timeout", true);
-    } catch (IOException e) {
-      throw new Failure(kind, "io " + e.getClass().getSimpleName(), true);
-    }
-    return new Exchange(response, message.path("id").asLong(-1), start, System.nanoTime());
-  }
-
-  /** The result member of the response, or the failure it reports. */
-  private ObjectNode resultOf(String kind, Exchange exchange) throws Failure {
-    HttpTransport.Response response = exchange.response;
-    JsonNode message = responseMessage(response, exchange.id);
-    if (message != null && message.has("error")) {
-      JsonNode code = message.path("error").path("code");
-      String error = "rpc " + (code.isNumber() ? code.asText() : "?");
-      if (response.status() / 100 != 2) {
-        error = "http " + response.status() + " " + error;
-      }
-      throw new Failure(kind, error, false);
-    }
-    if (response.status() / 100 != 2) {
-      throw new Failure(kind, "http " + response.status(), false);
-    }
-    if (message == null) {
-      throw new Failure(kind, "unreadable response (" + response.contentType() + ")", false);
-    }
-    JsonNode result = message.get("result");
-    if (!(result instanceof ObjectNode object)) {
-      throw new Failure(kind, "response without result", false);
-    }
-    return object;
-  }
-
-  /** The JSON-RPC response in a JSON body, or the one answering {@code id} in an SSE body. */
-  static JsonNode responseMessage(HttpTransport.Response response, long id) {
-    byte[] body = response.body();
-    if (body.length == 0) {
-      return null;
-    }
-    String type = response.contentType().toLowerCase(Locale.ROOT);
-    if (type.startsWith("text/event-stream")) {
-      return fromEventStream(new String(body, StandardCharsets.UTF_8), id);
-    }
-    try {
-      return Json.MAPPER.readTree(body);
-    } catch (IOException e) {
-      return null;
-    }
-  }
-
-  /** The last event whose data is a response with id {@code id} (or any response when none matches). */
-  static JsonNode fromEventStream(String text, long id) {
-    JsonNode found = null;
-    JsonNode anyResponse = null;
-    StringBuilder data = new StringBuilder();
-    for (String line : (text.replace("\r\n", "\n") + "\n\n").split("\n", -1)) {
-      if (line.isEmpty()) {
-        if (data.length() > 0) {
-          try {
-            JsonNode message = Json.MAPPER.readTree(data.toString());
-            if (message != null && (message.has("result") || message.has("error"))) {
-              anyResponse = message;
-              if (message.path("id").asLong(Long.MIN_VALUE) == id) {
-                found = message;
-              }
+    /**
+     * {@code Mcp-Param-*} headers for {@code arguments}: one for each input-schema property that
+     * carries {@code x-mcp-header}, when the argument is present and not null.
+     */
+    public static Map<String, String> paramHeaders(JsonNode inputSchema, JsonNode arguments) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> property :
+                inputSchema.path("properties").properties()) {
+            JsonNode header = property.getValue().get("x-mcp-header");
+            JsonNode value = arguments.get(property.getKey());
+            if (header == null || !header.isTextual() || value == null || value.isNull()) {
+                continue;
             }
-          } catch (IOException ignored) {
-            // not JSON: not a response
-          }
-          data.setLength(0);
+            String text = value.isTextual() ? value.asText() : value.toString();
+            headers.put("Mcp-Param-" + header.asText(), headerValue(text));
         }
-      } else if (line.startsWith("data:")) {
-        String value = line.substring(5);
-        if (value.startsWith(" ")) {
-          value = value.substring(1);
-        }
-        if (data.length() > 0) {
-          data.append('\n');
-        }
-        data.append(value);
-      }
+        return headers;
     }
-    return found != null ? found : anyResponse;
-  }
 
-  /** A header value as the spec asks: literal when header-safe, else {@code =?base64?…?=}. */
-  static String headerValue(String value) {
-    boolean safe = !value.isEmpty() && !value.startsWith("=?base64?")
-        && value.equals(value.strip());
-    for (int i = 0; safe && i < value.length(); i++) {
-      char c = value.charAt(i);
-      safe = c >= 0x20 && c < 0x7f;
+    @Override
+    public void close() {
+        transport.close();
     }
-    return safe ? value
-        : "=?base64?" + Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8)) + "?=";
-  }
-
-  /**
-   * {@code Mcp-Param-*} headers for {@code arguments}: one for each input-schema property that
-   * carries {@code x-mcp-header}, when the argument is present and not null.
-   */
-  public static Map<String, String> paramHeaders(JsonNode inputSchema, JsonNode arguments) {
-    Map<String, String> headers = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> property : inputSchema.path("properties").properties()) {
-      JsonNode header = property.getValue().get("x-mcp-header");
-      JsonNode value = arguments.get(property.getKey());
-      if (header == null || !header.isTextual() || value == null || value.isNull()) {
-        continue;
-      }
-      String text = value.isTextual() ? value.asText() : value.toString();
-      headers.put("Mcp-Param-" + header.asText(), headerValue(text));
-    }
-    return headers;
-  }
-
-  @Override
-  public void close() {
-    transport.close();
-  }
 }

@@ -10,45 +10,51 @@ import java.util.Optional;
 
 /** The effects file all {@link ClusterTestNode}s append to: {@code <epoch ms> <node> <kind> <id> [detail]}. */
 final class Effects {
-  private final Path file;
+    private final Path file;
 
-  Effects(Path file) {
-    this.file = file;
-  }
-
-  Path file() {
-    return file;
-  }
-
-  record Line(long at, String node, String kind, String id, String detail) {
-    static Line parse(String text) {
-      String[] parts = text.split(" ", 5);
-      return new Line(Long.parseLong(parts[0]), parts[1], parts[2], parts[3], parts.length > 4 ? parts[4] : "");
+    Effects(Path file) {
+        this.file = file;
     }
-  }
 
-  /** Every complete line so far. */
-  List<Line> lines() {
-    if (!Files.exists(file)) {
-      return List.of();
+    Path file() {
+        return file;
     }
-    try {
-      String text = Files.readString(file, StandardCharsets.UTF_8);
-      int end = text.lastIndexOf('\n');
-      if (end < 0) {
-        return List.of();
-      }
-      return text.substring(0, end).lines().filter(line -> !line.isBlank()).map(Line::parse).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+
+    record Line(long at, String node, String kind, String id, String detail) {
+        static Line parse(String text) {
+            String[] parts = text.split(" ", 5);
+            return new Line(Long.parseLong(parts[0]), parts[1], parts[2], parts[3], parts.length > 4 ? parts[4] : "");
+        }
     }
-  }
 
-  List<Line> of(String kind, String id) {
-    return lines().stream().filter(line -> line.kind().equals(kind) && line.id().equals(id)).toList();
-  }
+    /** Every complete line so far. */
+    List<Line> lines() {
+        if (!Files.exists(file)) {
+            return List.of();
+        }
+        try {
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            int end = text.lastIndexOf('\n');
+            if (end < 0) {
+                return List.of();
+            }
+            return text.substring(0, end)
+                    .lines()
+                    .filter(line -> !line.isBlank())
+                    .map(Line::parse)
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
-  Optional<Line> first(String kind, String id) {
-    return of(kind, id).stream().findFirst();
-  }
+    List<Line> of(String kind, String id) {
+        return lines().stream()
+                .filter(line -> line.kind().equals(kind) && line.id().equals(id))
+                .toList();
+    }
+
+    Optional<Line> first(String kind, String id) {
+        return of(kind, id).stream().findFirst();
+    }
 }

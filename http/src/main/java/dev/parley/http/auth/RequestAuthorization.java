@@ -5,13 +5,11 @@ import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.http.PrincipalResolver;
 import dev.parley.runtime.Principal;
 import dev.parley.runtime.internal.wire.JsonRpc;
-import org.apache.pekko.http.javadsl.model.HttpRequest;
-import org.apache.pekko.http.javadsl.model.HttpResponse;
-
 import java.util.Optional;
-
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 
 /**
  * Who may send a request, decided at the edge before the body is read: an admitted principal,
@@ -20,29 +18,29 @@ import java.util.concurrent.CompletionStage;
  */
 public interface RequestAuthorization {
 
-  CompletionStage<Admission> admit(HttpRequest request);
+    CompletionStage<Admission> admit(HttpRequest request);
 
-  /** The reply as this principal may see it (lists without entries it lacks scopes for). */
-  default McpReply.Final visible(McpRequest request, McpReply.Final reply) {
-    return visible(request.caller(), request.method(), reply);
-  }
+    /** The reply as this principal may see it (lists without entries it lacks scopes for). */
+    default McpReply.Final visible(McpRequest request, McpReply.Final reply) {
+        return visible(request.caller(), request.method(), reply);
+    }
 
-  /** The reply to {@code method} as {@code principal} may see it. */
-  default McpReply.Final visible(Principal principal, String method, McpReply.Final reply) {
-    return reply;
-  }
+    /** The reply to {@code method} as {@code principal} may see it. */
+    default McpReply.Final visible(Principal principal, String method, McpReply.Final reply) {
+        return reply;
+    }
 
-  /**
-   * The 403 for a message whose target (named in its body, as on a 2025-11-25 session) needs a
-   * scope the principal lacks; empty when it may go on.
-   */
-  default Optional<HttpResponse> refuseByBody(Principal principal, JsonRpc.Message message) {
-    return Optional.empty();
-  }
+    /**
+     * The 403 for a message whose target (named in its body, as on a 2025-11-25 session) needs a
+     * scope the principal lacks; empty when it may go on.
+     */
+    default Optional<HttpResponse> refuseByBody(Principal principal, JsonRpc.Message message) {
+        return Optional.empty();
+    }
 
-  /** No authorization: every request is admitted as the principal the resolver names. */
-  static RequestAuthorization open(PrincipalResolver principals) {
-    return request -> CompletableFuture.completedFuture(
-        Admission.admitted(Principal.fromId(principals.principalOf(request))));
-  }
+    /** No authorization: every request is admitted as the principal the resolver names. */
+    static RequestAuthorization open(PrincipalResolver principals) {
+        return request -> CompletableFuture.completedFuture(
+                Admission.admitted(Principal.fromId(principals.principalOf(request))));
+    }
 }

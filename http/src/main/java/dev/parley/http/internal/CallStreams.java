@@ -6,6 +6,10 @@ import dev.parley.actors.internal.pipeline.LegacyCalls;
 import dev.parley.actors.internal.pipeline.LegacyCancellations;
 import dev.parley.actors.internal.pipeline.StreamCursors;
 import dev.parley.runtime.internal.engine.Cancellation;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -15,11 +19,6 @@ import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 
-import java.security.SecureRandom;
-import java.time.Duration;
-import java.util.HexFormat;
-import java.util.concurrent.CompletionStage;
-
 /**
  * The SSE streams of 2025-11-25 calls: every event carries an id (a sealed {@link StreamCursors}
  * cursor), the first is a priming event (id, {@code retry}, empty data) for sessions on
@@ -28,107 +27,117 @@ import java.util.concurrent.CompletionStage;
  * node. Ending the connection ends the waiting on this node, never the call.
  */
 final class CallStreams {
-  private static final int STREAM_BUFFER = 256;
-  private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int STREAM_BUFFER = 256;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
-  private final StreamCursors cursors;
-  private final LegacyCancellations cancellations;
-  private final HttpReplies replies;
-  private final Materializer materializer;
-  private final Duration pollAfter;
-  private final long retryMs;
+    private final StreamCursors cursors;
+    private final LegacyCancellations cancellations;
+    private final HttpReplies replies;
+    private final Materializer materializer;
+    private final Duration pollAfter;
+    private final long retryMs;
 
-  /** What a stream carries: {@code run} fires on the client's cancel, {@code stop} when the connection ends. */
-  @FunctionalInterface
-  interface Call {
-    CompletionStage<Void> start(LegacyCalls.Events events, Cancellation run, Cancellation stop);
-  }
-
-  CallStreams(StreamCursors cursors, LegacyCancellations cancellations, HttpReplies replies, Materializer materializer,
-      Config config) {
-    this.cursors = cursors;
-    this.cancellations = cancellations;
-    this.replies = replies;
-    this.materializer = materializer;
-    this.pollAfter = config.getDuration("poll-after");
-    this.retryMs = config.getDuration("retry").toMillis();
-  }
-
-  /**
-   * A stream that starts at {@code start} and carries what {@code call} sends. A
-   * {@code notifications/cancelled} for the request, posted to any node, cancels the call's run
-   * and ends the stream without a response.
-   */
-  HttpResponse open(String principal, String sessionId, String protocolVersion, StreamCursors.Cursor start, Call call) {
-    Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
-        Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
-    Cancellation awaiting = new Cancellation();
-    Connection connection = new Connection(queue.first(), awaiting, principal, sessionId);
-    // Older clients cannot parse an event with empty data (spec 2025-11-25 §3.2): they get ids only.
-    if (protocolVersion.compareTo("2025-11-25") >= 0) {
-      connection.prime(start);
+    /** What a stream carries: {@code run} fires on the client's cancel, {@code stop} when the connection ends. */
+    @FunctionalInterface
+    interface Call {
+        CompletionStage<Void> start(LegacyCalls.Events events, Cancellation run, Cancellation stop);
     }
-    Cancellable poll = pollAfter.isZero() ? null : materializer.system().scheduler().scheduleOnce(pollAfter, connection::close, materializer.executionContext());
-    Cancellation cancelled = new Cancellation();
-    Cancellation finished = new Cancellation();
-    cancelled.onCancel(connection::close);
-    cancellations.track(sessionId, principal, start.requestId(), finished, cancelled);
-    call.start(connection, cancelled, awaiting).whenComplete((done, failure) -> {
-      connection.close();
-      finished.cancel();
-    });
-    return replies.eventStream(queue.second().watchTermination((notUsed, terminated) -> {
-      PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
-        connection.close();
-        if (poll != null) {
-          poll.cancel();
+
+    CallStreams(
+            StreamCursors cursors,
+            LegacyCancellations cancellations,
+            HttpReplies replies,
+            Materializer materializer,
+            Config config) {
+        this.cursors = cursors;
+        this.cancellations = cancellations;
+        this.replies = replies;
+        this.materializer = materializer;
+        this.pollAfter = config.getDuration("poll-after");
+        this.retryMs = config.getDuration("retry").toMillis();
+    }
+
+    /**
+     * A stream that starts at {@code start} and carries what {@code call} sends. A
+     * {@code notifications/cancelled} for the request, posted to any node, cancels the call's run
+     * and ends the stream without a response.
+     */
+    HttpResponse open(
+            String principal, String sessionId, String protocolVersion, StreamCursors.Cursor start, Call call) {
+        Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
+                Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
+        Cancellation awaiting = new Cancellation();
+        Connection connection = new Connection(queue.first(), awaiting, principal, sessionId);
+        // Older clients cannot parse an event with empty data (spec 2025-11-25 §3.2): they get ids only.
+        if (protocolVersion.compareTo("2025-11-25") >= 0) {
+            connection.prime(start);
         }
-      });
-      return NotUsed.getInstance();
-    }));
-  }
-
-  /** One connection of a call stream; sending and closing are serialized, so nothing goes out after the end. */
-  private final class Connection implements LegacyCalls.Events {
-    private final SourceQueueWithComplete<Object> queue;
-    private final Cancellation awaiting;
-    private final String principal;
-    private final String sessionId;
-    private final String tag = HexFormat.of().toHexDigits(RANDOM.nextLong());
-    private long sent;
-    private boolean closed;
-
-    Connection(SourceQueueWithComplete<Object> queue, Cancellation awaiting, String principal, String sessionId) {
-      this.queue = queue;
-      this.awaiting = awaiting;
-      this.principal = principal;
-      this.sessionId = sessionId;
+        Cancellable poll = pollAfter.isZero()
+                ? null
+                : materializer
+                        .system()
+                        .scheduler()
+                        .scheduleOnce(pollAfter, connection::close, materializer.executionContext());
+        Cancellation cancelled = new Cancellation();
+        Cancellation finished = new Cancellation();
+        cancelled.onCancel(connection::close);
+        cancellations.track(sessionId, principal, start.requestId(), finished, cancelled);
+        call.start(connection, cancelled, awaiting).whenComplete((done, failure) -> {
+            connection.close();
+            finished.cancel();
+        });
+        return replies.eventStream(queue.second().watchTermination((notUsed, terminated) -> {
+            PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
+                connection.close();
+                if (poll != null) {
+                    poll.cancel();
+                }
+            });
+            return NotUsed.getInstance();
+        }));
     }
 
-    synchronized void prime(StreamCursors.Cursor start) {
-      queue.offer(new HttpReplies.SseEvent(id(start), retryMs, null));
-    }
+    /** One connection of a call stream; sending and closing are serialized, so nothing goes out after the end. */
+    private final class Connection implements LegacyCalls.Events {
+        private final SourceQueueWithComplete<Object> queue;
+        private final Cancellation awaiting;
+        private final String principal;
+        private final String sessionId;
+        private final String tag = HexFormat.of().toHexDigits(RANDOM.nextLong());
+        private long sent;
+        private boolean closed;
 
-    @Override
-    public synchronized boolean send(Object message, StreamCursors.Cursor cursor) {
-      if (closed) {
-        return false;
-      }
-      queue.offer(new HttpReplies.SseEvent(cursor.callId() == null ? null : id(cursor), null, message));
-      return true;
-    }
+        Connection(SourceQueueWithComplete<Object> queue, Cancellation awaiting, String principal, String sessionId) {
+            this.queue = queue;
+            this.awaiting = awaiting;
+            this.principal = principal;
+            this.sessionId = sessionId;
+        }
 
-    /** Ends the connection: the call's response was sent, the poll interval passed, or the client left. */
-    synchronized void close() {
-      if (!closed) {
-        closed = true;
-        awaiting.cancel();
-        queue.complete();
-      }
-    }
+        synchronized void prime(StreamCursors.Cursor start) {
+            queue.offer(new HttpReplies.SseEvent(id(start), retryMs, null));
+        }
 
-    private String id(StreamCursors.Cursor cursor) {
-      return cursors.seal(cursor, principal, sessionId, tag + "-" + sent++);
+        @Override
+        public synchronized boolean send(Object message, StreamCursors.Cursor cursor) {
+            if (closed) {
+                return false;
+            }
+            queue.offer(new HttpReplies.SseEvent(cursor.callId() == null ? null : id(cursor), null, message));
+            return true;
+        }
+
+        /** Ends the connection: the call's response was sent, the poll interval passed, or the client left. */
+        synchronized void close() {
+            if (!closed) {
+                closed = true;
+                awaiting.cancel();
+                queue.complete();
+            }
+        }
+
+        private String id(StreamCursors.Cursor cursor) {
+            return cursors.seal(cursor, principal, sessionId, tag + "-" + sent++);
+        }
     }
-  }
 }

@@ -8,6 +8,8 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -19,106 +21,109 @@ import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-
 /**
  * Renders pipeline replies as HTTP: a final reply as one JSON body with the status from
  * {@link HttpStatusTable}; a stream as SSE (notifications, then the final response, which ends
  * it). A client that closes a stream before its end cancels the request.
  */
 public final class HttpReplies {
-  private static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
-  private static final byte[] INTERNAL_ERROR =
-      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Internal error\"}}"
-          .getBytes(StandardCharsets.UTF_8);
+    private static final ByteString KEEP_ALIVE = ByteString.fromString(": keep-alive\n\n");
+    private static final byte[] INTERNAL_ERROR =
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Internal error\"}}"
+                    .getBytes(StandardCharsets.UTF_8);
 
-  private final Duration keepAlive;
+    private final Duration keepAlive;
 
-  HttpReplies(Duration keepAlive) {
-    this.keepAlive = keepAlive;
-  }
-
-  static HttpResponse json(McpReply.Final reply) {
-    return json(HttpStatusTable.statusOf(reply), reply.response());
-  }
-
-  /** A refusal of the HTTP layer; those with a body carry an id-less error, -32600 unless the row names a code. */
-  public static HttpResponse refusal(HttpStatusTable.Refusal refusal, String message) {
-    StatusCode status = HttpStatusTable.statusOf(refusal);
-    if (message == null) {
-      return HttpResponse.create().withStatus(status);
+    HttpReplies(Duration keepAlive) {
+        this.keepAlive = keepAlive;
     }
-    int code = refusal.code != null ? refusal.code : ErrorCodes.INVALID_REQUEST;
-    return json(status, JsonRpc.Response.error((JsonNode) null, new ErrorObject(code, message, null)));
-  }
 
-  /**
-   * Comment frames keep a quiet stream alive: a write is how a closed connection is noticed. When
-   * the stream ends before the final reply, {@code cancellation} fires.
-   */
-  HttpResponse eventStream(McpReply.Stream stream, Cancellation cancellation) {
-    return eventStream(stream.notifications()
-        .<Object>map(notification -> notification)
-        .concat(Source.completionStage(stream.end()).map(McpReply.Final::response))
-        .watchTermination((notUsed, terminated) -> {
-          PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
-            if (!stream.end().toCompletableFuture().isDone()) {
-              cancellation.cancel();
+    static HttpResponse json(McpReply.Final reply) {
+        return json(HttpStatusTable.statusOf(reply), reply.response());
+    }
+
+    /** A refusal of the HTTP layer; those with a body carry an id-less error, -32600 unless the row names a code. */
+    public static HttpResponse refusal(HttpStatusTable.Refusal refusal, String message) {
+        StatusCode status = HttpStatusTable.statusOf(refusal);
+        if (message == null) {
+            return HttpResponse.create().withStatus(status);
+        }
+        int code = refusal.code != null ? refusal.code : ErrorCodes.INVALID_REQUEST;
+        return json(status, JsonRpc.Response.error((JsonNode) null, new ErrorObject(code, message, null)));
+    }
+
+    /**
+     * Comment frames keep a quiet stream alive: a write is how a closed connection is noticed. When
+     * the stream ends before the final reply, {@code cancellation} fires.
+     */
+    HttpResponse eventStream(McpReply.Stream stream, Cancellation cancellation) {
+        return eventStream(stream.notifications()
+                .<Object>map(notification -> notification)
+                .concat(Source.completionStage(stream.end()).map(McpReply.Final::response))
+                .watchTermination((notUsed, terminated) -> {
+                    PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
+                        if (!stream.end().toCompletableFuture().isDone()) {
+                            cancellation.cancel();
+                        }
+                    });
+                    return NotUsed.getInstance();
+                }));
+    }
+
+    /** Any JSON-RPC messages as an SSE response, one event each, with keep-alive comments between. */
+    HttpResponse eventStream(Source<?, NotUsed> messages) {
+        Source<ByteString, NotUsed> frames = messages.map(HttpReplies::sseFrame).keepAlive(keepAlive, () -> KEEP_ALIVE);
+        return HttpResponse.create()
+                .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
+                .addHeader(RawHeader.create("Cache-Control", "no-cache"))
+                .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
+    }
+
+    /**
+     * One SSE event with an {@code id} (null: none) and a {@code retry} hint in ms (null: none);
+     * {@code message} null is a priming event (id and empty data, spec 2025-11-25 §3.2).
+     */
+    record SseEvent(String id, Long retryMs, Object message) {}
+
+    private static ByteString sseFrame(Object message) {
+        if (message instanceof SseEvent event) {
+            StringBuilder frame = new StringBuilder(256);
+            if (event.message() != null) {
+                frame.append("event: message\n");
             }
-          });
-          return NotUsed.getInstance();
-        }));
-  }
-
-  /** Any JSON-RPC messages as an SSE response, one event each, with keep-alive comments between. */
-  HttpResponse eventStream(Source<?, NotUsed> messages) {
-    Source<ByteString, NotUsed> frames = messages.map(HttpReplies::sseFrame).keepAlive(keepAlive, () -> KEEP_ALIVE);
-    return HttpResponse.create()
-        .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
-        .addHeader(RawHeader.create("Cache-Control", "no-cache"))
-        .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
-  }
-
-  /**
-   * One SSE event with an {@code id} (null: none) and a {@code retry} hint in ms (null: none);
-   * {@code message} null is a priming event (id and empty data, spec 2025-11-25 §3.2).
-   */
-  record SseEvent(String id, Long retryMs, Object message) {}
-
-  private static ByteString sseFrame(Object message) {
-    if (message instanceof SseEvent event) {
-      StringBuilder frame = new StringBuilder(256);
-      if (event.message() != null) {
-        frame.append("event: message\n");
-      }
-      if (event.id() != null) {
-        frame.append("id: ").append(event.id()).append('\n');
-      }
-      if (event.retryMs() != null) {
-        frame.append("retry: ").append(event.retryMs()).append('\n');
-      }
-      frame.append("data: ").append(event.message() == null ? "" : Json.write(event.message())).append("\n\n");
-      return ByteString.fromString(frame.toString());
+            if (event.id() != null) {
+                frame.append("id: ").append(event.id()).append('\n');
+            }
+            if (event.retryMs() != null) {
+                frame.append("retry: ").append(event.retryMs()).append('\n');
+            }
+            frame.append("data: ")
+                    .append(event.message() == null ? "" : Json.write(event.message()))
+                    .append("\n\n");
+            return ByteString.fromString(frame.toString());
+        }
+        return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
     }
-    return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
-  }
 
-  static HttpResponse json(StatusCode status, JsonRpc.Response body) {
-    byte[] bytes;
-    try {
-      bytes = Json.MAPPER.writeValueAsBytes(body);
-    } catch (Exception e) {
-      status = StatusCodes.INTERNAL_SERVER_ERROR;
-      bytes = INTERNAL_ERROR;
+    static HttpResponse json(StatusCode status, JsonRpc.Response body) {
+        byte[] bytes;
+        try {
+            bytes = Json.MAPPER.writeValueAsBytes(body);
+        } catch (Exception e) {
+            status = StatusCodes.INTERNAL_SERVER_ERROR;
+            bytes = INTERNAL_ERROR;
+        }
+        HttpResponse response = HttpResponse.create()
+                .withStatus(status)
+                .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
+        // issue 12: a refusal over a per-principal cap says when to try again
+        if (status.intValue() == 429
+                && body.error() != null
+                && body.error().data() != null
+                && body.error().data().path("retryAfterSeconds").canConvertToLong()) {
+            response = response.addHeader(RawHeader.create(
+                    "Retry-After", body.error().data().path("retryAfterSeconds").asText()));
+        }
+        return JournalOutageReplies.withRetryAfter(status, body, response); // issue 17
     }
-    HttpResponse response = HttpResponse.create().withStatus(status)
-        .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
-    // issue 12: a refusal over a per-principal cap says when to try again
-    if (status.intValue() == 429 && body.error() != null && body.error().data() != null
-        && body.error().data().path("retryAfterSeconds").canConvertToLong()) {
-      response = response.addHeader(RawHeader.create("Retry-After", body.error().data().path("retryAfterSeconds").asText()));
-    }
-    return JournalOutageReplies.withRetryAfter(status, body, response); // issue 17
-  }
 }

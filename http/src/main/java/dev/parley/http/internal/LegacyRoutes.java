@@ -9,20 +9,23 @@ import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.actors.internal.pipeline.StreamCursors;
+import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ClientCapabilities;
+import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
+import dev.parley.runtime.McpException;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
-import dev.parley.http.internal.ops.RequestObserver;
-import dev.parley.runtime.ErrorCodes;
-import dev.parley.runtime.McpException;
-import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
-import org.apache.pekko.NotUsed;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.UnaryOperator;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -30,19 +33,9 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
-import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.OverflowStrategy;
-import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.function.UnaryOperator;
 
 /**
  * The 2025-11-25 era on the same endpoint: {@code initialize} and sessions ({@code MCP-Session-Id}),
@@ -54,183 +47,265 @@ import java.util.function.UnaryOperator;
  * the call (spec 2025-11-25 §3.2).
  */
 final class LegacyRoutes {
-  private static final Logger log = LoggerFactory.getLogger(LegacyRoutes.class);
-  static final String SESSION_HEADER = "mcp-session-id";
-  private static final int STREAM_BUFFER = 256;
+    private static final Logger log = LoggerFactory.getLogger(LegacyRoutes.class);
+    static final String SESSION_HEADER = "mcp-session-id";
+    private static final int STREAM_BUFFER = 256;
 
-  private final McpPipeline pipeline;
-  private final LegacySessions sessions;
-  private final HttpReplies replies;
-  private final Materializer materializer;
-  private final CallStreams streams;
-  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final McpPipeline pipeline;
+    private final LegacySessions sessions;
+    private final HttpReplies replies;
+    private final Materializer materializer;
+    private final CallStreams streams;
+    private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
-  LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
-    this.pipeline = pipeline;
-    this.sessions = pipeline.sessions();
-    this.replies = new HttpReplies(keepAlive);
-    this.materializer = materializer;
-    this.streams = new CallStreams(pipeline.streamCursors(), pipeline.legacyCancellations(), replies, materializer,
-        materializer.system().settings().config().getConfig("parley.http.legacy-streams"));
-    this.observer = RequestObserver.of(materializer, pipeline.server());
-  }
-
-  static Optional<String> sessionId(HttpRequest http) {
-    return http.getHeader(SESSION_HEADER).map(HttpHeader::value).map(String::trim).filter(id -> !id.isEmpty());
-  }
-
-  /**
-   * Whether a parsed POST belongs to this era: a request with a 2026-07-28 {@code _meta} claim
-   * never does; one on a session does; so does an {@code initialize} whose
-   * {@code MCP-Protocol-Version} header (if any) does not name a 2026 version.
-   */
-  static boolean owns(HttpRequest http, JsonRpc.Message message) {
-    if (message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION)) {
-      return false;
+    LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
+        this.pipeline = pipeline;
+        this.sessions = pipeline.sessions();
+        this.replies = new HttpReplies(keepAlive);
+        this.materializer = materializer;
+        this.streams = new CallStreams(
+                pipeline.streamCursors(),
+                pipeline.legacyCancellations(),
+                replies,
+                materializer,
+                materializer.system().settings().config().getConfig("parley.http.legacy-streams"));
+        this.observer = RequestObserver.of(materializer, pipeline.server());
     }
-    if (sessionId(http).isPresent()) {
-      return true;
-    }
-    Optional<String> version = http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
-    return message.method().equals(Legacy.INITIALIZE)
-        && (version.isEmpty() || !McpNames.SUPPORTED_VERSIONS.contains(version.get()));
-  }
 
-  /** A POSTed JSON-RPC message of this era; {@code visible} trims its reply to what the principal may see (issue 12). */
-  CompletionStage<HttpResponse> post(HttpRequest http, JsonRpc.Message message, String principal,
-      UnaryOperator<McpReply.Final> visible) {
-    if (message.method().equals(Legacy.INITIALIZE)) {
-      if (message.isNotification()) {
-        return done(error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
-      }
-      String version = Legacy.negotiate(message.params().path("protocolVersion").asText()); // issue 13
-      return observer.legacy(http, message, version, principal).watch(() -> sessions.initialize(message, principal)
-          .thenApply(opened -> HttpReplies.json(StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
-              .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId()))));
+    static Optional<String> sessionId(HttpRequest http) {
+        return http.getHeader(SESSION_HEADER)
+                .map(HttpHeader::value)
+                .map(String::trim)
+                .filter(id -> !id.isEmpty());
     }
-    return withSession(http, message.id(), principal, session -> {
-      if (message.isNotification()) {
-        if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
-          // Cancels the request on whichever node holds it; what the call journaled stays.
-          pipeline.legacyCancellations().cancel(sessionId(http).orElseThrow(), principal,
-              message.params().get("requestId"));
+
+    /**
+     * Whether a parsed POST belongs to this era: a request with a 2026-07-28 {@code _meta} claim
+     * never does; one on a session does; so does an {@code initialize} whose
+     * {@code MCP-Protocol-Version} header (if any) does not name a 2026 version.
+     */
+    static boolean owns(HttpRequest http, JsonRpc.Message message) {
+        if (message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION)) {
+            return false;
         }
-        return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
-      }
-      return observer.legacy(http, message, session.protocolVersion(), principal) // issue 13
-          .watch(() -> request(http, message, principal, session, visible));
-    });
-  }
-
-  /** A POSTed response to one of the server's requests: recorded as that question's answer, then 202. */
-  CompletionStage<HttpResponse> answer(HttpRequest http, JsonRpc.ClientResponse response, String principal) {
-    return withSession(http, null, principal, session -> pipeline.serverRequests()
-        .answer(response, principal, session.capabilities())
-        .thenApply(done -> HttpResponse.create().withStatus(StatusCodes.ACCEPTED)));
-  }
-
-  /** GET (the session's stream of server notifications) or DELETE (ends the session). */
-  CompletionStage<HttpResponse> getOrDelete(HttpRequest http, String principal) {
-    String sessionId = sessionId(http).orElseThrow();
-    if (http.method().equals(HttpMethods.DELETE)) {
-      return sessions.end(sessionId, principal).thenApply(ended -> ended
-          ? HttpResponse.create().withStatus(StatusCodes.OK)
-          : error(StatusCodes.NOT_FOUND, null, ErrorCodes.INVALID_REQUEST, "Session not found"));
+        if (sessionId(http).isPresent()) {
+            return true;
+        }
+        Optional<String> version =
+                http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
+        return message.method().equals(Legacy.INITIALIZE)
+                && (version.isEmpty() || !McpNames.SUPPORTED_VERSIONS.contains(version.get()));
     }
-    Optional<String> lastEventId = http.getHeader("last-event-id").map(HttpHeader::value).map(String::trim)
-        .filter(id -> !id.isEmpty());
-    if (lastEventId.isPresent()) {
-      return withSession(http, null, principal, session -> done(resume(lastEventId.get(), sessionId, principal, session)));
-    }
-    return withSession(http, null, principal, session -> done(replies.eventStream(
-        pipeline.sessionNotifications(sessionId, principal).map(notification -> (Object) notification))));
-  }
 
-  /**
-   * {@code GET} with {@code Last-Event-ID}: the call stream that id belongs to, resumed from the
-   * call's journal on whichever node this is (400 for an id that is not one of this session's).
-   */
-  private HttpResponse resume(String lastEventId, String sessionId, String principal, SessionEntity.SessionView session) {
-    StreamCursors.Cursor cursor;
-    try {
-      cursor = pipeline.streamCursors().open(lastEventId, principal, sessionId);
-    } catch (InvalidRequestStateException e) {
-      log.info("refused Last-Event-ID: {}", e.getMessage());
-      return error(StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST,
-          "Last-Event-ID is not an event of this session's streams, or has expired");
+    /** A POSTed JSON-RPC message of this era; {@code visible} trims its reply to what the principal may see (issue 12). */
+    CompletionStage<HttpResponse> post(
+            HttpRequest http, JsonRpc.Message message, String principal, UnaryOperator<McpReply.Final> visible) {
+        if (message.method().equals(Legacy.INITIALIZE)) {
+            if (message.isNotification()) {
+                return done(error(
+                        StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
+            }
+            String version =
+                    Legacy.negotiate(message.params().path("protocolVersion").asText()); // issue 13
+            return observer.legacy(http, message, version, principal)
+                    .watch(() -> sessions.initialize(message, principal)
+                            .thenApply(opened -> HttpReplies.json(
+                                            StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
+                                    .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId()))));
+        }
+        return withSession(http, message.id(), principal, session -> {
+            if (message.isNotification()) {
+                if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
+                    // Cancels the request on whichever node holds it; what the call journaled stays.
+                    pipeline.legacyCancellations()
+                            .cancel(
+                                    sessionId(http).orElseThrow(),
+                                    principal,
+                                    message.params().get("requestId"));
+                }
+                return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
+            }
+            return observer.legacy(http, message, session.protocolVersion(), principal) // issue 13
+                    .watch(() -> request(http, message, principal, session, visible));
+        });
     }
-    McpRequest request = new McpRequest(cursor.requestId(), Methods.TOOLS_CALL, Json.object(), session.protocolVersion(),
-        ClientCapabilities.of(session.capabilities()), principal, null, null);
-    return streams.open(principal, sessionId, session.protocolVersion(), cursor,
-        (events, run, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, awaiting));
-  }
 
-  private CompletionStage<HttpResponse> request(HttpRequest http, JsonRpc.Message message, String principal,
-      SessionEntity.SessionView session, UnaryOperator<McpReply.Final> visible) {
-    try {
-      CompletionStage<JsonRpc.Response> own = sessions.own(sessionId(http).orElseThrow(), principal, message);
-      if (own != null) {
-        return own.thenApply(response -> HttpReplies.json(response.error() == null ? StatusCodes.OK
-            : HttpStatusTable.statusOf(McpReply.Origin.IN_BAND, response.error().code()), response));
-      }
-      McpRequest request = LegacySessions.request(message, principal, session);
-      boolean mayAsk = message.method().equals(Methods.TOOLS_CALL) || message.method().equals(Methods.PROMPTS_GET)
-          || message.method().equals(Methods.RESOURCES_READ);
-      if (mayAsk && EdgeChecks.acceptsEventStream(http)) {
+    /** A POSTed response to one of the server's requests: recorded as that question's answer, then 202. */
+    CompletionStage<HttpResponse> answer(HttpRequest http, JsonRpc.ClientResponse response, String principal) {
+        return withSession(
+                http,
+                null,
+                principal,
+                session -> pipeline.serverRequests()
+                        .answer(response, principal, session.capabilities())
+                        .thenApply(done -> HttpResponse.create().withStatus(StatusCodes.ACCEPTED)));
+    }
+
+    /** GET (the session's stream of server notifications) or DELETE (ends the session). */
+    CompletionStage<HttpResponse> getOrDelete(HttpRequest http, String principal) {
         String sessionId = sessionId(http).orElseThrow();
-        if (request.wantsNotifications() || longWork(request)) {
-          // The call is named now: its stream's event ids point at it before its first round ends.
-          McpRequest named = request.withCallId(EntityIds.next());
-          return done(streams.open(principal, sessionId, session.protocolVersion(),
-              new StreamCursors.Cursor(named.callId(), 0, StreamCursors.ROUND_START, named.id()),
-              (events, run, awaiting) -> pipeline.legacyCalls().run(named, events, run, awaiting)));
+        if (http.method().equals(HttpMethods.DELETE)) {
+            return sessions.end(sessionId, principal)
+                    .thenApply(ended -> ended
+                            ? HttpResponse.create().withStatus(StatusCodes.OK)
+                            : error(StatusCodes.NOT_FOUND, null, ErrorCodes.INVALID_REQUEST, "Session not found"));
         }
-        // Without notifications the first round decides: a result is one JSON body; only questions need the stream.
-        return pipeline.handle(request).thenApply(first -> first instanceof McpReply.InputRequired waiting
-            ? streams.open(principal, sessionId, session.protocolVersion(),
-                new StreamCursors.Cursor(waiting.callId(), waiting.round(), StreamCursors.ROUND_START, request.id()),
-                (events, run, awaiting) -> pipeline.legacyCalls().continueFrom(request, first, events, awaiting))
-            : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
-      }
-      return pipeline.handle(request).thenApply(visible).thenApply(reply -> reply instanceof McpReply.InputRequired
-          ? error(StatusCodes.BAD_REQUEST, message.id(), ErrorCodes.INVALID_REQUEST,
-              "This call asks the user a question: send Accept: text/event-stream so the question can be sent")
-          : HttpReplies.json(HttpStatusTable.statusOf(reply), LegacyCalls.response(reply)));
-    } catch (McpException e) {
-      return done(HttpReplies.json(StatusCodes.OK, JsonRpc.Response.error(message.id(), e.toError())));
+        Optional<String> lastEventId = http.getHeader("last-event-id")
+                .map(HttpHeader::value)
+                .map(String::trim)
+                .filter(id -> !id.isEmpty());
+        if (lastEventId.isPresent()) {
+            return withSession(
+                    http, null, principal, session -> done(resume(lastEventId.get(), sessionId, principal, session)));
+        }
+        return withSession(
+                http,
+                null,
+                principal,
+                session -> done(replies.eventStream(pipeline.sessionNotifications(sessionId, principal)
+                        .map(notification -> (Object) notification))));
     }
-  }
 
-  /** A call to a tool that may run as a task: long work, so its stream opens at once and may be polled. */
-  private boolean longWork(McpRequest request) {
-    if (!request.method().equals(Methods.TOOLS_CALL)) {
-      return false;
+    /**
+     * {@code GET} with {@code Last-Event-ID}: the call stream that id belongs to, resumed from the
+     * call's journal on whichever node this is (400 for an id that is not one of this session's).
+     */
+    private HttpResponse resume(
+            String lastEventId, String sessionId, String principal, SessionEntity.SessionView session) {
+        StreamCursors.Cursor cursor;
+        try {
+            cursor = pipeline.streamCursors().open(lastEventId, principal, sessionId);
+        } catch (InvalidRequestStateException e) {
+            log.info("refused Last-Event-ID: {}", e.getMessage());
+            return error(
+                    StatusCodes.BAD_REQUEST,
+                    null,
+                    ErrorCodes.INVALID_REQUEST,
+                    "Last-Event-ID is not an event of this session's streams, or has expired");
+        }
+        McpRequest request = new McpRequest(
+                cursor.requestId(),
+                Methods.TOOLS_CALL,
+                Json.object(),
+                session.protocolVersion(),
+                ClientCapabilities.of(session.capabilities()),
+                principal,
+                null,
+                null);
+        return streams.open(
+                principal,
+                sessionId,
+                session.protocolVersion(),
+                cursor,
+                (events, run, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, awaiting));
     }
-    String name = request.params().path("name").asText("");
-    return pipeline.server().tool(name).map(tool -> tool.taskSupport() != TaskSupport.FORBIDDEN).orElse(false);
-  }
 
-  private CompletionStage<HttpResponse> withSession(HttpRequest http, JsonNode id, String principal,
-      java.util.function.Function<SessionEntity.SessionView, CompletionStage<HttpResponse>> then) {
-    Optional<String> sessionId = sessionId(http);
-    if (sessionId.isEmpty()) {
-      return done(error(StatusCodes.BAD_REQUEST, id, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id header is required"));
+    private CompletionStage<HttpResponse> request(
+            HttpRequest http,
+            JsonRpc.Message message,
+            String principal,
+            SessionEntity.SessionView session,
+            UnaryOperator<McpReply.Final> visible) {
+        try {
+            CompletionStage<JsonRpc.Response> own = sessions.own(sessionId(http).orElseThrow(), principal, message);
+            if (own != null) {
+                return own.thenApply(response -> HttpReplies.json(
+                        response.error() == null
+                                ? StatusCodes.OK
+                                : HttpStatusTable.statusOf(
+                                        McpReply.Origin.IN_BAND,
+                                        response.error().code()),
+                        response));
+            }
+            McpRequest request = LegacySessions.request(message, principal, session);
+            boolean mayAsk = message.method().equals(Methods.TOOLS_CALL)
+                    || message.method().equals(Methods.PROMPTS_GET)
+                    || message.method().equals(Methods.RESOURCES_READ);
+            if (mayAsk && EdgeChecks.acceptsEventStream(http)) {
+                String sessionId = sessionId(http).orElseThrow();
+                if (request.wantsNotifications() || longWork(request)) {
+                    // The call is named now: its stream's event ids point at it before its first round ends.
+                    McpRequest named = request.withCallId(EntityIds.next());
+                    return done(streams.open(
+                            principal,
+                            sessionId,
+                            session.protocolVersion(),
+                            new StreamCursors.Cursor(named.callId(), 0, StreamCursors.ROUND_START, named.id()),
+                            (events, run, awaiting) -> pipeline.legacyCalls().run(named, events, run, awaiting)));
+                }
+                // Without notifications the first round decides: a result is one JSON body; only questions need the
+                // stream.
+                return pipeline.handle(request)
+                        .thenApply(first -> first instanceof McpReply.InputRequired waiting
+                                ? streams.open(
+                                        principal,
+                                        sessionId,
+                                        session.protocolVersion(),
+                                        new StreamCursors.Cursor(
+                                                waiting.callId(),
+                                                waiting.round(),
+                                                StreamCursors.ROUND_START,
+                                                request.id()),
+                                        (events, run, awaiting) ->
+                                                pipeline.legacyCalls().continueFrom(request, first, events, awaiting))
+                                : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
+            }
+            return pipeline.handle(request)
+                    .thenApply(visible)
+                    .thenApply(reply -> reply instanceof McpReply.InputRequired
+                            ? error(
+                                    StatusCodes.BAD_REQUEST,
+                                    message.id(),
+                                    ErrorCodes.INVALID_REQUEST,
+                                    "This call asks the user a question: send Accept: text/event-stream so the question can be sent")
+                            : HttpReplies.json(HttpStatusTable.statusOf(reply), LegacyCalls.response(reply)));
+        } catch (McpException e) {
+            return done(HttpReplies.json(StatusCodes.OK, JsonRpc.Response.error(message.id(), e.toError())));
+        }
     }
-    Optional<String> version = http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
-    if (version.isPresent() && !Legacy.VERSIONS.contains(version.get())) {
-      return done(error(StatusCodes.BAD_REQUEST, id, ErrorCodes.INVALID_REQUEST,
-          "Unsupported MCP-Protocol-Version for a session: " + version.get()));
+
+    /** A call to a tool that may run as a task: long work, so its stream opens at once and may be polled. */
+    private boolean longWork(McpRequest request) {
+        if (!request.method().equals(Methods.TOOLS_CALL)) {
+            return false;
+        }
+        String name = request.params().path("name").asText("");
+        return pipeline.server()
+                .tool(name)
+                .map(tool -> tool.taskSupport() != TaskSupport.FORBIDDEN)
+                .orElse(false);
     }
-    return sessions.find(sessionId.get(), principal).thenCompose(session -> session == null
-        ? done(error(StatusCodes.NOT_FOUND, id, ErrorCodes.INVALID_REQUEST, "Session not found"))
-        : then.apply(session));
-  }
 
-  private static HttpResponse error(StatusCode status, JsonNode id, int code, String message) {
-    return HttpReplies.json(status, JsonRpc.Response.error(id, new ErrorObject(code, message, null)));
-  }
+    private CompletionStage<HttpResponse> withSession(
+            HttpRequest http,
+            JsonNode id,
+            String principal,
+            java.util.function.Function<SessionEntity.SessionView, CompletionStage<HttpResponse>> then) {
+        Optional<String> sessionId = sessionId(http);
+        if (sessionId.isEmpty()) {
+            return done(error(
+                    StatusCodes.BAD_REQUEST, id, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id header is required"));
+        }
+        Optional<String> version =
+                http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
+        if (version.isPresent() && !Legacy.VERSIONS.contains(version.get())) {
+            return done(error(
+                    StatusCodes.BAD_REQUEST,
+                    id,
+                    ErrorCodes.INVALID_REQUEST,
+                    "Unsupported MCP-Protocol-Version for a session: " + version.get()));
+        }
+        return sessions.find(sessionId.get(), principal)
+                .thenCompose(session -> session == null
+                        ? done(error(StatusCodes.NOT_FOUND, id, ErrorCodes.INVALID_REQUEST, "Session not found"))
+                        : then.apply(session));
+    }
 
-  private static <T> CompletionStage<T> done(T value) {
-    return CompletableFuture.completedFuture(value);
-  }
+    private static HttpResponse error(StatusCode status, JsonNode id, int code, String message) {
+        return HttpReplies.json(status, JsonRpc.Response.error(id, new ErrorObject(code, message, null)));
+    }
+
+    private static <T> CompletionStage<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
+    }
 }

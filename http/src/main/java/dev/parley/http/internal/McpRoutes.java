@@ -7,13 +7,16 @@ import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.http.HttpSettings;
 import dev.parley.http.PrincipalResolver;
 import dev.parley.http.auth.RequestAuthorization;
-import dev.parley.runtime.Principal;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
 import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.Principal;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -24,10 +27,6 @@ import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 import org.apache.pekko.stream.Materializer;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-
 /**
  * The single MCP endpoint (Streamable HTTP): Host and Origin checked; one JSON-RPC message per
  * body. A 2026-07-28 request goes through the stateless gate and the standard headers, then the
@@ -35,123 +34,150 @@ import java.util.concurrent.CompletionStage;
  * initialize}, or anything on a session) goes to {@link LegacyRoutes}.
  */
 public final class McpRoutes extends AllDirectives {
-  private static final long BODY_READ_TIMEOUT_MS = 10_000;
+    private static final long BODY_READ_TIMEOUT_MS = 10_000;
 
-  private final McpPipeline pipeline;
-  private final HttpSettings settings;
-  private final RequestAuthorization authorization;
-  private final Materializer materializer;
-  private final EdgeChecks checks;
-  private final HttpReplies replies;
-  private final LegacyRoutes legacy;
-  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final McpPipeline pipeline;
+    private final HttpSettings settings;
+    private final RequestAuthorization authorization;
+    private final Materializer materializer;
+    private final EdgeChecks checks;
+    private final HttpReplies replies;
+    private final LegacyRoutes legacy;
+    private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
-  public McpRoutes(McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
-    this(pipeline, settings, RequestAuthorization.open(principals), materializer);
-  }
-
-  public McpRoutes(McpPipeline pipeline, HttpSettings settings, RequestAuthorization authorization,
-      Materializer materializer) {
-    this.pipeline = pipeline;
-    this.settings = settings;
-    this.authorization = authorization;
-    this.materializer = materializer;
-    this.checks = new EdgeChecks(settings, pipeline.server());
-    this.replies = new HttpReplies(settings.keepAlive());
-    this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer);
-    this.observer = RequestObserver.of(materializer, pipeline.server());
-  }
-
-  public Route route() {
-    return path(settings.path(), () -> extractRequest(request -> completeWithFuture(
-        handle(request).whenComplete((response, failure) -> observer.edgeResponded(response)))));
-  }
-
-  /** The whole endpoint as a function; never fails. */
-  CompletionStage<HttpResponse> handle(HttpRequest request) {
-    if (!checks.hostAndOriginAllowed(request)) {
-      return done(HttpReplies.refusal(Refusal.NOT_ALLOWED_HOST_OR_ORIGIN, "Forbidden: Host or Origin not allowed"));
+    public McpRoutes(
+            McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
+        this(pipeline, settings, RequestAuthorization.open(principals), materializer);
     }
-    // issue 12: authorization (401/403 challenges, rate limits) before anything else is read or parsed
-    return PekkoStages.direct(authorization.admit(request)).thenCompose(admission -> admission.isRefused()
-        ? done(admission.refusal()) : handleAdmitted(request, admission.principal()));
-  }
 
-  private CompletionStage<HttpResponse> handleAdmitted(HttpRequest request, Principal principal) {
-    boolean getOrDelete = request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.DELETE);
-    if (getOrDelete && LegacyRoutes.sessionId(request).isPresent()) {
-      return legacy.getOrDelete(request, principal.id());
+    public McpRoutes(
+            McpPipeline pipeline,
+            HttpSettings settings,
+            RequestAuthorization authorization,
+            Materializer materializer) {
+        this.pipeline = pipeline;
+        this.settings = settings;
+        this.authorization = authorization;
+        this.materializer = materializer;
+        this.checks = new EdgeChecks(settings, pipeline.server());
+        this.replies = new HttpReplies(settings.keepAlive());
+        this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer);
+        this.observer = RequestObserver.of(materializer, pipeline.server());
     }
-    if (!request.method().equals(HttpMethods.POST)) {
-      return done(HttpReplies.refusal(Refusal.METHOD_NOT_POST, null).addHeader(Allow.create(HttpMethods.POST)));
-    }
-    if (!request.entity().getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
-      return done(HttpReplies.refusal(Refusal.NOT_JSON_CONTENT, "Content-Type must be application/json"));
-    }
-    if (!EdgeChecks.acceptsJson(request)) {
-      return done(HttpReplies.refusal(Refusal.JSON_NOT_ACCEPTED, "Accept must allow application/json"));
-    }
-    return PekkoStages.direct(request.entity().withSizeLimit(settings.maxBodyBytes())
-            .toStrict(BODY_READ_TIMEOUT_MS, materializer))
-        .thenCompose(strict -> handleBody(request, strict.getData().toArray(), principal))
-        .exceptionally(failure -> {
-          Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-          if (dev.parley.actors.internal.journal.JournalAvailability.isUnavailable(cause)) {
-            return JournalOutageReplies.unavailable(pipeline.journal()); // issue 17: a 2025 session path
-          }
-          return cause instanceof EntityStreamSizeException
-              ? HttpReplies.refusal(Refusal.BODY_TOO_LARGE, "Request body exceeds " + settings.maxBodyBytes() + " bytes")
-              : HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");
-        });
-  }
 
-  private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body, Principal principal) {
-    McpRequest request;
-    try {
-      JsonRpc.Message message;
-      try {
-        message = JsonRpc.parse(body, settings.requestLimits()); // issue 17: limits, Unicode, finite numbers
-      } catch (McpException notARequest) {
-        // A 2025-11-25 client posts its responses to the server's requests on its session.
-        JsonRpc.ClientResponse response = LegacyRoutes.sessionId(http).isPresent() ? JsonRpc.responseOrNull(body, settings.requestLimits()) : null; // checked like requests (issue 17)
-        if (response == null) {
-          throw notARequest;
+    public Route route() {
+        return path(
+                settings.path(),
+                () -> extractRequest(request -> completeWithFuture(
+                        handle(request).whenComplete((response, failure) -> observer.edgeResponded(response)))));
+    }
+
+    /** The whole endpoint as a function; never fails. */
+    CompletionStage<HttpResponse> handle(HttpRequest request) {
+        if (!checks.hostAndOriginAllowed(request)) {
+            return done(
+                    HttpReplies.refusal(Refusal.NOT_ALLOWED_HOST_OR_ORIGIN, "Forbidden: Host or Origin not allowed"));
         }
-        return legacy.answer(http, response, principal.id());
-      }
-      if (LegacyRoutes.owns(http, message)) {
-        // issue 12: a 2025 message names its target only in the body, so its scopes are checked here
-        java.util.Optional<HttpResponse> refused = authorization.refuseByBody(principal, message);
-        return refused.isPresent() ? done(refused.get()) : legacy.post(http, message, principal.id(),
-            reply -> authorization.visible(principal, message.method(), reply)); // lists trimmed by scope
-      }
-      if (message.isNotification()) {
-        // Core 2026-07-28 defines no client notifications over HTTP; accept and ignore.
-        return done(HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null));
-      }
-      EdgeChecks.checkVersionHeader(http, message.params());
-      request = McpRequest.from(message, principal);
-      checks.checkHeaders(http, request);
-    } catch (McpException e) {
-      observer.refusedAtEdge("invalid_message");
-      return done(HttpReplies.json(McpReply.Error.atGate(JsonRpc.idOf(body), e)));
+        // issue 12: authorization (401/403 challenges, rate limits) before anything else is read or parsed
+        return PekkoStages.direct(authorization.admit(request))
+                .thenCompose(admission -> admission.isRefused()
+                        ? done(admission.refusal())
+                        : handleAdmitted(request, admission.principal()));
     }
-    boolean listen = request.method().equals(Methods.SUBSCRIPTIONS_LISTEN);
-    if (listen || (request.wantsNotifications() && EdgeChecks.acceptsEventStream(http))) {
-      Cancellation cancellation = new Cancellation();
-      McpRequest admitted = request;
-      McpReply reply = observer.observeStream(http, request, () -> pipeline.stream(admitted, cancellation));
-      return done(reply instanceof McpReply.Stream stream
-          ? replies.eventStream(new McpReply.Stream(stream.notifications(),
-              stream.end().thenApply(end -> authorization.visible(admitted, end))), cancellation) // issue 12
-          : HttpReplies.json(authorization.visible(request, (McpReply.Final) reply)));
-    }
-    McpRequest admitted = request;
-    return observer.observe(http, request, () -> pipeline.handle(admitted))
-        .thenApply(reply -> HttpReplies.json(authorization.visible(admitted, reply))); // issue 12
-  }
 
-  private static <T> CompletionStage<T> done(T value) {
-    return CompletableFuture.completedFuture(value);
-  }
+    private CompletionStage<HttpResponse> handleAdmitted(HttpRequest request, Principal principal) {
+        boolean getOrDelete =
+                request.method().equals(HttpMethods.GET) || request.method().equals(HttpMethods.DELETE);
+        if (getOrDelete && LegacyRoutes.sessionId(request).isPresent()) {
+            return legacy.getOrDelete(request, principal.id());
+        }
+        if (!request.method().equals(HttpMethods.POST)) {
+            return done(HttpReplies.refusal(Refusal.METHOD_NOT_POST, null).addHeader(Allow.create(HttpMethods.POST)));
+        }
+        if (!request.entity().getContentType().mediaType().equals(MediaTypes.APPLICATION_JSON)) {
+            return done(HttpReplies.refusal(Refusal.NOT_JSON_CONTENT, "Content-Type must be application/json"));
+        }
+        if (!EdgeChecks.acceptsJson(request)) {
+            return done(HttpReplies.refusal(Refusal.JSON_NOT_ACCEPTED, "Accept must allow application/json"));
+        }
+        return PekkoStages.direct(request.entity()
+                        .withSizeLimit(settings.maxBodyBytes())
+                        .toStrict(BODY_READ_TIMEOUT_MS, materializer))
+                .thenCompose(strict -> handleBody(request, strict.getData().toArray(), principal))
+                .exceptionally(failure -> {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause()
+                            : failure;
+                    if (dev.parley.actors.internal.journal.JournalAvailability.isUnavailable(cause)) {
+                        return JournalOutageReplies.unavailable(pipeline.journal()); // issue 17: a 2025 session path
+                    }
+                    return cause instanceof EntityStreamSizeException
+                            ? HttpReplies.refusal(
+                                    Refusal.BODY_TOO_LARGE,
+                                    "Request body exceeds " + settings.maxBodyBytes() + " bytes")
+                            : HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");
+                });
+    }
+
+    private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body, Principal principal) {
+        McpRequest request;
+        try {
+            JsonRpc.Message message;
+            try {
+                message = JsonRpc.parse(body, settings.requestLimits()); // issue 17: limits, Unicode, finite numbers
+            } catch (McpException notARequest) {
+                // A 2025-11-25 client posts its responses to the server's requests on its session.
+                JsonRpc.ClientResponse response = LegacyRoutes.sessionId(http).isPresent()
+                        ? JsonRpc.responseOrNull(body, settings.requestLimits())
+                        : null; // checked like requests (issue 17)
+                if (response == null) {
+                    throw notARequest;
+                }
+                return legacy.answer(http, response, principal.id());
+            }
+            if (LegacyRoutes.owns(http, message)) {
+                // issue 12: a 2025 message names its target only in the body, so its scopes are checked here
+                java.util.Optional<HttpResponse> refused = authorization.refuseByBody(principal, message);
+                return refused.isPresent()
+                        ? done(refused.get())
+                        : legacy.post(
+                                http,
+                                message,
+                                principal.id(),
+                                reply -> authorization.visible(
+                                        principal, message.method(), reply)); // lists trimmed by scope
+            }
+            if (message.isNotification()) {
+                // Core 2026-07-28 defines no client notifications over HTTP; accept and ignore.
+                return done(HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null));
+            }
+            EdgeChecks.checkVersionHeader(http, message.params());
+            request = McpRequest.from(message, principal);
+            checks.checkHeaders(http, request);
+        } catch (McpException e) {
+            observer.refusedAtEdge("invalid_message");
+            return done(HttpReplies.json(McpReply.Error.atGate(JsonRpc.idOf(body), e)));
+        }
+        boolean listen = request.method().equals(Methods.SUBSCRIPTIONS_LISTEN);
+        if (listen || (request.wantsNotifications() && EdgeChecks.acceptsEventStream(http))) {
+            Cancellation cancellation = new Cancellation();
+            McpRequest admitted = request;
+            McpReply reply = observer.observeStream(http, request, () -> pipeline.stream(admitted, cancellation));
+            return done(
+                    reply instanceof McpReply.Stream stream
+                            ? replies.eventStream(
+                                    new McpReply.Stream(
+                                            stream.notifications(),
+                                            stream.end().thenApply(end -> authorization.visible(admitted, end))),
+                                    cancellation) // issue 12
+                            : HttpReplies.json(authorization.visible(request, (McpReply.Final) reply)));
+        }
+        McpRequest admitted = request;
+        return observer.observe(http, request, () -> pipeline.handle(admitted))
+                .thenApply(reply -> HttpReplies.json(authorization.visible(admitted, reply))); // issue 12
+    }
+
+    private static <T> CompletionStage<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
+    }
 }

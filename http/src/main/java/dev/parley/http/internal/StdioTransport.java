@@ -14,14 +14,6 @@ import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames;
-import org.apache.pekko.stream.KillSwitches;
-import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.UniqueKillSwitch;
-import org.apache.pekko.stream.javadsl.Keep;
-import org.apache.pekko.stream.javadsl.Sink;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +26,13 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.UniqueKillSwitch;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * MCP over stdio, both eras: newline-delimited JSON-RPC in, only JSON-RPC out (logs go to
@@ -44,200 +43,221 @@ import java.util.function.Consumer;
  * {@code subscriptions/listen}); the transport ends at end of input.
  */
 public final class StdioTransport {
-  private static final Logger log = LoggerFactory.getLogger(StdioTransport.class);
+    private static final Logger log = LoggerFactory.getLogger(StdioTransport.class);
 
-  private final McpPipeline pipeline;
-  private final String principal;
-  private final Materializer materializer;
-  private final PrintStream out;
-  /** Requests in flight, by id: what cancels them. */
-  private final Map<String, List<Cancellation>> inFlight = new ConcurrentHashMap<>();
-  /** The process's 2025-11-25 session, once {@code initialize} opened it, and its protocol version. */
-  private volatile String sessionId;
-  private volatile String sessionVersion;
-  private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final McpPipeline pipeline;
+    private final String principal;
+    private final Materializer materializer;
+    private final PrintStream out;
+    /** Requests in flight, by id: what cancels them. */
+    private final Map<String, List<Cancellation>> inFlight = new ConcurrentHashMap<>();
+    /** The process's 2025-11-25 session, once {@code initialize} opened it, and its protocol version. */
+    private volatile String sessionId;
 
-  public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, OutputStream out) {
-    this.pipeline = pipeline;
-    this.principal = principal;
-    this.materializer = materializer;
-    this.out = new PrintStream(out, false, StandardCharsets.UTF_8);
-    this.observer = RequestObserver.stdio(materializer, pipeline.server());
-  }
+    private volatile String sessionVersion;
+    private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
-  /** Serves {@code in} until it ends. */
-  public void serve(InputStream in) throws IOException {
-    try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-        if (!line.isBlank()) {
-          try {
-            handle(line.getBytes(StandardCharsets.UTF_8));
-          } catch (RuntimeException e) {
-            log.error("stdio message failed", e);
-          }
+    public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, OutputStream out) {
+        this.pipeline = pipeline;
+        this.principal = principal;
+        this.materializer = materializer;
+        this.out = new PrintStream(out, false, StandardCharsets.UTF_8);
+        this.observer = RequestObserver.stdio(materializer, pipeline.server());
+    }
+
+    /** Serves {@code in} until it ends. */
+    public void serve(InputStream in) throws IOException {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (!line.isBlank()) {
+                    try {
+                        handle(line.getBytes(StandardCharsets.UTF_8));
+                    } catch (RuntimeException e) {
+                        log.error("stdio message failed", e);
+                    }
+                }
+            }
         }
-      }
+        inFlight.values().forEach(cancellations -> cancellations.forEach(Cancellation::cancel));
     }
-    inFlight.values().forEach(cancellations -> cancellations.forEach(Cancellation::cancel));
-  }
 
-  private void handle(byte[] line) {
-    JsonRpc.Message message;
-    try {
-      message = JsonRpc.parse(line);
-    } catch (McpException notARequest) {
-      JsonRpc.ClientResponse response;
-      try {
-        response = JsonRpc.responseOrNull(line); // checked like requests (issue 17)
-      } catch (McpException refused) {
-        write(JsonRpc.Response.error(JsonRpc.idOf(line), refused.toError()));
-        return;
-      }
-      if (response != null) {
-        answer(response);
-      } else {
-        write(JsonRpc.Response.error(JsonRpc.idOf(line), notARequest.toError()));
-      }
-      return;
-    }
-    if (message.isNotification()) {
-      if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
-        List<Cancellation> cancellations = inFlight.remove(key(message.params().get("requestId")));
-        if (cancellations != null) {
-          cancellations.forEach(Cancellation::cancel);
+    private void handle(byte[] line) {
+        JsonRpc.Message message;
+        try {
+            message = JsonRpc.parse(line);
+        } catch (McpException notARequest) {
+            JsonRpc.ClientResponse response;
+            try {
+                response = JsonRpc.responseOrNull(line); // checked like requests (issue 17)
+            } catch (McpException refused) {
+                write(JsonRpc.Response.error(JsonRpc.idOf(line), refused.toError()));
+                return;
+            }
+            if (response != null) {
+                answer(response);
+            } else {
+                write(JsonRpc.Response.error(JsonRpc.idOf(line), notARequest.toError()));
+            }
+            return;
         }
-      }
-      return;
-    }
-    boolean modern = message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION);
-    if (!modern && (message.method().equals(Legacy.INITIALIZE) || sessionId != null)) {
-      legacy(message);
-    } else {
-      modern(message);
-    }
-  }
-
-  /** A 2026-07-28 request: the gate, then the pipeline; its notifications are lines like any other. */
-  private void modern(JsonRpc.Message message) {
-    McpRequest request;
-    try {
-      request = McpRequest.from(message, principal);
-    } catch (McpException e) {
-      write(McpReply.Error.atGate(message.id(), e).response());
-      return;
-    }
-    Cancellation cancellation = track(message.id());
-    McpReply reply = observer.observeStream(null, request, () -> pipeline.stream(request, cancellation));
-    if (!(reply instanceof McpReply.Stream stream)) {
-      finish(message.id(), cancellation, (McpReply.Final) reply);
-      return;
-    }
-    UniqueKillSwitch stop = stream.notifications()
-        .viaMat(KillSwitches.single(), Keep.right())
-        .toMat(Sink.foreach(this::write), Keep.left())
-        .run(materializer);
-    cancellation.onCancel(stop::shutdown);
-    stream.end().whenComplete((end, failure) -> finish(message.id(), cancellation, end));
-  }
-
-  private void finish(JsonNode id, Cancellation cancellation, McpReply.Final end) {
-    inFlight.remove(key(id));
-    if (!cancellation.isCancelled()) {
-      write(end != null ? end.response()
-          : JsonRpc.Response.error(id, new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null)));
-    }
-  }
-
-  /**
-   * A 2025-11-25 message: {@code initialize}, or a request of the process's session. Its
-   * observation ends with the response it writes, or when it stops without one.
-   */
-  private void legacy(JsonRpc.Message message) {
-    boolean initialize = message.method().equals(Legacy.INITIALIZE);
-    RequestObserver.Observation observed = observer.legacy(null, message, initialize
-        ? Legacy.negotiate(message.params().path("protocolVersion").asText()) : sessionVersion, principal);
-    Consumer<Object> emit = sent -> {
-      observed.sent(sent);
-      write(sent);
-    };
-    observed.run(() -> {
-      legacy(message, emit, observed);
-      return null;
-    });
-  }
-
-  private void legacy(JsonRpc.Message message, Consumer<Object> emit, RequestObserver.Observation observed) {
-    LegacySessions sessions = pipeline.sessions();
-    try {
-      if (message.method().equals(Legacy.INITIALIZE)) {
-        reply(message.id(), sessions.initialize(message, principal).thenApply(opened -> {
-          sessionVersion = opened.result().protocolVersion();
-          sessionId = opened.sessionId();
-          return JsonRpc.Response.result(message.id(), opened.result());
-        }), emit);
-        return;
-      }
-      String session = sessionId;
-      CompletionStage<JsonRpc.Response> own = sessions.own(session, principal, message);
-      if (own != null) {
-        reply(message.id(), own, emit);
-        return;
-      }
-      Cancellation run = track(message.id());
-      Cancellation stop = new Cancellation();
-      inFlight.get(key(message.id())).add(stop);
-      sessions.find(session, principal).thenAccept(view -> {
-        if (view == null) {
-          emit.accept(JsonRpc.Response.error(message.id(), new ErrorObject(ErrorCodes.INVALID_REQUEST, "Session not found", null)));
-          return;
+        if (message.isNotification()) {
+            if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
+                List<Cancellation> cancellations =
+                        inFlight.remove(key(message.params().get("requestId")));
+                if (cancellations != null) {
+                    cancellations.forEach(Cancellation::cancel);
+                }
+            }
+            return;
         }
-        pipeline.legacyCalls().run(LegacySessions.request(message, principal, view), emit, run, stop)
-            .whenComplete((done, failure) -> {
-              inFlight.remove(key(message.id()));
-              observed.closed(); // no-op when the response was written
+        boolean modern = message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION);
+        if (!modern && (message.method().equals(Legacy.INITIALIZE) || sessionId != null)) {
+            legacy(message);
+        } else {
+            modern(message);
+        }
+    }
+
+    /** A 2026-07-28 request: the gate, then the pipeline; its notifications are lines like any other. */
+    private void modern(JsonRpc.Message message) {
+        McpRequest request;
+        try {
+            request = McpRequest.from(message, principal);
+        } catch (McpException e) {
+            write(McpReply.Error.atGate(message.id(), e).response());
+            return;
+        }
+        Cancellation cancellation = track(message.id());
+        McpReply reply = observer.observeStream(null, request, () -> pipeline.stream(request, cancellation));
+        if (!(reply instanceof McpReply.Stream stream)) {
+            finish(message.id(), cancellation, (McpReply.Final) reply);
+            return;
+        }
+        UniqueKillSwitch stop = stream.notifications()
+                .viaMat(KillSwitches.single(), Keep.right())
+                .toMat(Sink.foreach(this::write), Keep.left())
+                .run(materializer);
+        cancellation.onCancel(stop::shutdown);
+        stream.end().whenComplete((end, failure) -> finish(message.id(), cancellation, end));
+    }
+
+    private void finish(JsonNode id, Cancellation cancellation, McpReply.Final end) {
+        inFlight.remove(key(id));
+        if (!cancellation.isCancelled()) {
+            write(
+                    end != null
+                            ? end.response()
+                            : JsonRpc.Response.error(
+                                    id, new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null)));
+        }
+    }
+
+    /**
+     * A 2025-11-25 message: {@code initialize}, or a request of the process's session. Its
+     * observation ends with the response it writes, or when it stops without one.
+     */
+    private void legacy(JsonRpc.Message message) {
+        boolean initialize = message.method().equals(Legacy.INITIALIZE);
+        RequestObserver.Observation observed = observer.legacy(
+                null,
+                message,
+                initialize
+                        ? Legacy.negotiate(
+                                message.params().path("protocolVersion").asText())
+                        : sessionVersion,
+                principal);
+        Consumer<Object> emit = sent -> {
+            observed.sent(sent);
+            write(sent);
+        };
+        observed.run(() -> {
+            legacy(message, emit, observed);
+            return null;
+        });
+    }
+
+    private void legacy(JsonRpc.Message message, Consumer<Object> emit, RequestObserver.Observation observed) {
+        LegacySessions sessions = pipeline.sessions();
+        try {
+            if (message.method().equals(Legacy.INITIALIZE)) {
+                reply(
+                        message.id(),
+                        sessions.initialize(message, principal).thenApply(opened -> {
+                            sessionVersion = opened.result().protocolVersion();
+                            sessionId = opened.sessionId();
+                            return JsonRpc.Response.result(message.id(), opened.result());
+                        }),
+                        emit);
+                return;
+            }
+            String session = sessionId;
+            CompletionStage<JsonRpc.Response> own = sessions.own(session, principal, message);
+            if (own != null) {
+                reply(message.id(), own, emit);
+                return;
+            }
+            Cancellation run = track(message.id());
+            Cancellation stop = new Cancellation();
+            inFlight.get(key(message.id())).add(stop);
+            sessions.find(session, principal).thenAccept(view -> {
+                if (view == null) {
+                    emit.accept(JsonRpc.Response.error(
+                            message.id(), new ErrorObject(ErrorCodes.INVALID_REQUEST, "Session not found", null)));
+                    return;
+                }
+                pipeline.legacyCalls()
+                        .run(LegacySessions.request(message, principal, view), emit, run, stop)
+                        .whenComplete((done, failure) -> {
+                            inFlight.remove(key(message.id()));
+                            observed.closed(); // no-op when the response was written
+                        });
             });
-      });
-    } catch (McpException e) {
-      emit.accept(JsonRpc.Response.error(message.id(), e.toError()));
+        } catch (McpException e) {
+            emit.accept(JsonRpc.Response.error(message.id(), e.toError()));
+        }
     }
-  }
 
-  /** The client's answer to one of the server's requests. */
-  private void answer(JsonRpc.ClientResponse response) {
-    String session = sessionId;
-    if (session == null) {
-      return; // only a 2025-11-25 session is ever sent requests
+    /** The client's answer to one of the server's requests. */
+    private void answer(JsonRpc.ClientResponse response) {
+        String session = sessionId;
+        if (session == null) {
+            return; // only a 2025-11-25 session is ever sent requests
+        }
+        pipeline.sessions().find(session, principal).thenAccept(view -> {
+            if (view != null) {
+                pipeline.serverRequests().answer(response, principal, view.capabilities());
+            }
+        });
     }
-    pipeline.sessions().find(session, principal).thenAccept(view -> {
-      if (view != null) {
-        pipeline.serverRequests().answer(response, principal, view.capabilities());
-      }
-    });
-  }
 
-  private void reply(JsonNode id, CompletionStage<JsonRpc.Response> response, Consumer<Object> emit) {
-    response.whenComplete((answer, failure) -> emit.accept(answer != null ? answer : JsonRpc.Response.error(id,
-        failure.getCause() instanceof McpException e ? e.toError()
-            : new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null))));
-  }
-
-  private Cancellation track(JsonNode id) {
-    Cancellation cancellation = new Cancellation();
-    inFlight.put(key(id), new java.util.concurrent.CopyOnWriteArrayList<>(List.of(cancellation)));
-    return cancellation;
-  }
-
-  private static String key(JsonNode id) {
-    return id == null ? "" : id.toString();
-  }
-
-  /** One message, one line; writes from several threads never interleave. */
-  private void write(Object message) {
-    String line = Json.write(message);
-    synchronized (out) {
-      out.print(line);
-      out.print('\n');
-      out.flush();
+    private void reply(JsonNode id, CompletionStage<JsonRpc.Response> response, Consumer<Object> emit) {
+        response.whenComplete((answer, failure) -> emit.accept(
+                answer != null
+                        ? answer
+                        : JsonRpc.Response.error(
+                                id,
+                                failure.getCause() instanceof McpException e
+                                        ? e.toError()
+                                        : new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null))));
     }
-  }
+
+    private Cancellation track(JsonNode id) {
+        Cancellation cancellation = new Cancellation();
+        inFlight.put(key(id), new java.util.concurrent.CopyOnWriteArrayList<>(List.of(cancellation)));
+        return cancellation;
+    }
+
+    private static String key(JsonNode id) {
+        return id == null ? "" : id.toString();
+    }
+
+    /** One message, one line; writes from several threads never interleave. */
+    private void write(Object message) {
+        String line = Json.write(message);
+        synchronized (out) {
+            out.print(line);
+            out.print('\n');
+            out.flush();
+        }
+    }
 }

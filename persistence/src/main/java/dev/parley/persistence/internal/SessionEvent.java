@@ -1,7 +1,6 @@
 package dev.parley.persistence.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.time.Instant;
 
 /**
@@ -11,21 +10,22 @@ import java.time.Instant;
  */
 public sealed interface SessionEvent extends JournalEvent {
 
-  Instant at();
+    Instant at();
 
-  /** {@code initialize} succeeded: the negotiated version and what the client declared. */
-  record SessionOpened(String principal, String protocolVersion, ObjectNode capabilities, ObjectNode clientInfo,
-      Instant at) implements SessionEvent {}
+    /** {@code initialize} succeeded: the negotiated version and what the client declared. */
+    record SessionOpened(
+            String principal, String protocolVersion, ObjectNode capabilities, ObjectNode clientInfo, Instant at)
+            implements SessionEvent {}
 
-  /** {@code logging/setLevel}. */
-  record LogLevelSet(String level, Instant at) implements SessionEvent {}
+    /** {@code logging/setLevel}. */
+    record LogLevelSet(String level, Instant at) implements SessionEvent {}
 
-  /** {@code resources/subscribe}. */
-  record ResourceSubscribed(String uri, Instant at) implements SessionEvent {}
+    /** {@code resources/subscribe}. */
+    record ResourceSubscribed(String uri, Instant at) implements SessionEvent {}
 
-  /** {@code resources/unsubscribe}. */
-  record ResourceUnsubscribed(String uri, Instant at) implements SessionEvent {}
+    /** {@code resources/unsubscribe}. */
+    record ResourceUnsubscribed(String uri, Instant at) implements SessionEvent {}
 
-  /** DELETE on the session: from now on its id is answered 404. */
-  record SessionEnded(Instant at) implements SessionEvent {}
+    /** DELETE on the session: from now on its id is answered 404. */
+    record SessionEnded(Instant at) implements SessionEvent {}
 }

@@ -1,16 +1,11 @@
 package dev.parley.persistence.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
 import dev.parley.persistence.JournalTables;
-
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,8 +16,11 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@link JournalQueries#busyEntityIds}: the entities whose latest event (by sequence number)
@@ -31,166 +29,170 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * with plain JDBC, the way pekko-persistence-jdbc writes them.
  */
 class JournalQueriesTest {
-  private static final String TASK = "Task|";
-  private static final String CREATED = JournalEventSerializer.TASK_CREATED;
-  private static final String STEP = "parley.task.step-recorded.v1";
-  private static final String ASKED = JournalEventSerializer.TASK_INPUT_REQUESTED;
-  private static final String ANSWERED = "parley.task.answers-received.v1";
-  private static final String COMPLETED = JournalEventSerializer.TASK_COMPLETED;
-  private static final String FAILED = JournalEventSerializer.TASK_FAILED;
-  private static final String CANCELLED = JournalEventSerializer.TASK_CANCELLED;
-  /** What TaskResumer treats as resting: waiting for answers, or ended. */
-  private static final Set<String> RESTING = Set.of(ASKED, COMPLETED, FAILED, CANCELLED);
+    private static final String TASK = "Task|";
+    private static final String CREATED = JournalEventSerializer.TASK_CREATED;
+    private static final String STEP = "parley.task.step-recorded.v1";
+    private static final String ASKED = JournalEventSerializer.TASK_INPUT_REQUESTED;
+    private static final String ANSWERED = "parley.task.answers-received.v1";
+    private static final String COMPLETED = JournalEventSerializer.TASK_COMPLETED;
+    private static final String FAILED = JournalEventSerializer.TASK_FAILED;
+    private static final String CANCELLED = JournalEventSerializer.TASK_CANCELLED;
+    /** What TaskResumer treats as resting: waiting for answers, or ended. */
+    private static final Set<String> RESTING = Set.of(ASKED, COMPLETED, FAILED, CANCELLED);
 
-  private static EmbeddedPostgres postgres;
-  private static final AtomicInteger databases = new AtomicInteger();
+    private static EmbeddedPostgres postgres;
+    private static final AtomicInteger databases = new AtomicInteger();
 
-  @AfterAll
-  static void stopPostgres() throws IOException {
-    if (postgres != null) {
-      postgres.close();
-    }
-  }
-
-  /** Where the journal lives; each test gets an empty journal created the way a node creates it. */
-  enum Store {
-    H2_FILE, POSTGRES;
-
-    JournalDatabase freshJournal(Path dir) throws Exception {
-      JournalDatabase database = this == H2_FILE
-          ? new JournalDatabase.H2File(dir.resolve("journal-" + databases.incrementAndGet()))
-          : freshPostgresDatabase();
-      JournalSchema.create(database);
-      return database;
+    @AfterAll
+    static void stopPostgres() throws IOException {
+        if (postgres != null) {
+            postgres.close();
+        }
     }
 
-    @Override
-    public String toString() {
-      return this == H2_FILE ? "an H2 file" : "PostgreSQL";
+    /** Where the journal lives; each test gets an empty journal created the way a node creates it. */
+    enum Store {
+        H2_FILE,
+        POSTGRES;
+
+        JournalDatabase freshJournal(Path dir) throws Exception {
+            JournalDatabase database = this == H2_FILE
+                    ? new JournalDatabase.H2File(dir.resolve("journal-" + databases.incrementAndGet()))
+                    : freshPostgresDatabase();
+            JournalSchema.create(database);
+            return database;
+        }
+
+        @Override
+        public String toString() {
+            return this == H2_FILE ? "an H2 file" : "PostgreSQL";
+        }
     }
-  }
 
-  private static JournalDatabase freshPostgresDatabase() throws Exception {
-    synchronized (JournalQueriesTest.class) {
-      if (postgres == null) {
-        postgres = EmbeddedPostgres.start();
-      }
+    private static JournalDatabase freshPostgresDatabase() throws Exception {
+        synchronized (JournalQueriesTest.class) {
+            if (postgres == null) {
+                postgres = EmbeddedPostgres.start();
+            }
+        }
+        String name = "queries_" + databases.incrementAndGet();
+        try (Connection connection = postgres.getPostgresDatabase().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE " + name);
+        }
+        // Not getJdbcUrl(): it puts the user into the URL, where it would win over JournalDatabase.user().
+        return new JournalDatabase.Postgres(
+                "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/" + name, "postgres", "postgres");
     }
-    String name = "queries_" + databases.incrementAndGet();
-    try (Connection connection = postgres.getPostgresDatabase().getConnection();
-         Statement statement = connection.createStatement()) {
-      statement.execute("CREATE DATABASE " + name);
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Store.class)
+    void onlyEntitiesWhoseLatestEventIsNotRestingAreBusy(Store store, @TempDir Path dir) throws Exception {
+        JournalDatabase database = store.freshJournal(dir);
+        insert(database, "Task|fresh", CREATED);
+        insert(database, "Task|stepping", CREATED, STEP, STEP);
+        insert(database, "Task|answered", CREATED, ASKED, ANSWERED);
+        insert(database, "Task|waiting", CREATED, ASKED);
+        insert(database, "Task|partly-answered-then-asked", CREATED, ASKED, ANSWERED, STEP, ASKED);
+        insert(database, "Task|completed", CREATED, STEP, COMPLETED);
+        insert(database, "Task|failed", CREATED, FAILED);
+        insert(database, "Task|cancelled", CREATED, ASKED, CANCELLED);
+
+        assertEquals(
+                List.of("answered", "fresh", "stepping"),
+                sorted(new JournalQueries(database).busyEntityIds(TASK, RESTING)));
     }
-    // Not getJdbcUrl(): it puts the user into the URL, where it would win over JournalDatabase.user().
-    return new JournalDatabase.Postgres(
-        "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/" + name, "postgres", "postgres");
-  }
 
-  @ParameterizedTest(name = "on {0}")
-  @EnumSource(Store.class)
-  void onlyEntitiesWhoseLatestEventIsNotRestingAreBusy(Store store, @TempDir Path dir) throws Exception {
-    JournalDatabase database = store.freshJournal(dir);
-    insert(database, "Task|fresh", CREATED);
-    insert(database, "Task|stepping", CREATED, STEP, STEP);
-    insert(database, "Task|answered", CREATED, ASKED, ANSWERED);
-    insert(database, "Task|waiting", CREATED, ASKED);
-    insert(database, "Task|partly-answered-then-asked", CREATED, ASKED, ANSWERED, STEP, ASKED);
-    insert(database, "Task|completed", CREATED, STEP, COMPLETED);
-    insert(database, "Task|failed", CREATED, FAILED);
-    insert(database, "Task|cancelled", CREATED, ASKED, CANCELLED);
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Store.class)
+    void otherEntityTypesAndLookalikePrefixesAreLeftOut(Store store, @TempDir Path dir) throws Exception {
+        JournalDatabase database = store.freshJournal(dir);
+        insert(database, "Task|mine", CREATED);
+        insert(database, "ToolCall|call-1", "parley.call.started.v1");
+        insert(database, "Taskforce|not-a-task", CREATED);
+        insert(database, "task|lower-case", CREATED);
+        insert(database, "XTask|suffix", CREATED);
 
-    assertEquals(List.of("answered", "fresh", "stepping"), sorted(new JournalQueries(database).busyEntityIds(TASK, RESTING)));
-  }
-
-  @ParameterizedTest(name = "on {0}")
-  @EnumSource(Store.class)
-  void otherEntityTypesAndLookalikePrefixesAreLeftOut(Store store, @TempDir Path dir) throws Exception {
-    JournalDatabase database = store.freshJournal(dir);
-    insert(database, "Task|mine", CREATED);
-    insert(database, "ToolCall|call-1", "parley.call.started.v1");
-    insert(database, "Taskforce|not-a-task", CREATED);
-    insert(database, "task|lower-case", CREATED);
-    insert(database, "XTask|suffix", CREATED);
-
-    assertEquals(List.of("mine"), new JournalQueries(database).busyEntityIds(TASK, RESTING));
-  }
-
-  @ParameterizedTest(name = "on {0}")
-  @EnumSource(Store.class)
-  void latestMeansTheHighestSequenceNumberNotTheLastRowWritten(Store store, @TempDir Path dir) throws Exception {
-    JournalDatabase database = store.freshJournal(dir);
-    insertAt(database, "Task|ended-row-first", 3, COMPLETED);
-    insertAt(database, "Task|ended-row-first", 1, CREATED);
-    insertAt(database, "Task|ended-row-first", 2, STEP);
-    insertAt(database, "Task|working-row-last", 1, CREATED);
-    insertAt(database, "Task|working-row-last", 3, STEP);
-    insertAt(database, "Task|working-row-last", 2, ASKED);
-
-    assertEquals(List.of("working-row-last"), new JournalQueries(database).busyEntityIds(TASK, RESTING));
-  }
-
-  @ParameterizedTest(name = "on {0}")
-  @EnumSource(Store.class)
-  void idsComeBackWhateverCharactersTheyHold(Store store, @TempDir Path dir) throws Exception {
-    JournalDatabase database = store.freshJournal(dir);
-    String id = "786512e2-9e0d_4c4d%a5b1|0a9a'4f8d";
-    insert(database, TASK + id, CREATED, STEP);
-
-    assertEquals(List.of(id), new JournalQueries(database).busyEntityIds(TASK, RESTING));
-  }
-
-  @ParameterizedTest(name = "on {0}")
-  @EnumSource(Store.class)
-  void anEmptyJournalHasNoBusyEntities(Store store, @TempDir Path dir) throws Exception {
-    assertEquals(List.of(), new JournalQueries(store.freshJournal(dir)).busyEntityIds(TASK, RESTING));
-  }
-
-  @Test
-  void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnAnH2File(@TempDir Path dir) throws Exception {
-    assertEveryEntityIsBusyWithoutRestingManifests(Store.H2_FILE.freshJournal(dir));
-  }
-
-  @Test
-  void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnPostgres(@TempDir Path dir) throws Exception {
-    assertEveryEntityIsBusyWithoutRestingManifests(Store.POSTGRES.freshJournal(dir));
-  }
-
-  private static void assertEveryEntityIsBusyWithoutRestingManifests(JournalDatabase database) throws Exception {
-    insert(database, "Task|a", CREATED, COMPLETED);
-    insert(database, "Task|b", CREATED);
-
-    assertEquals(List.of("a", "b"), sorted(new JournalQueries(database).busyEntityIds(TASK, Set.of())));
-  }
-
-  // --- rows ------------------------------------------------------------------------------------
-
-  /** Events 1..n of {@code persistenceId}, with these manifests, in order. */
-  private static void insert(JournalDatabase database, String persistenceId, String... manifests) throws SQLException {
-    for (int i = 0; i < manifests.length; i++) {
-      insertAt(database, persistenceId, i + 1, manifests[i]);
+        assertEquals(List.of("mine"), new JournalQueries(database).busyEntityIds(TASK, RESTING));
     }
-  }
 
-  /** One journal row as pekko-persistence-jdbc writes it (the ordering column fills itself). */
-  private static void insertAt(JournalDatabase database, String persistenceId, long sequenceNumber, String manifest)
-      throws SQLException {
-    try (Connection connection = JournalTables.connect(database);
-         PreparedStatement insert = connection.prepareStatement("INSERT INTO event_journal "
-             + "(persistence_id, sequence_number, writer, write_timestamp, adapter_manifest, "
-             + "event_ser_id, event_ser_manifest, event_payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-      insert.setString(1, persistenceId);
-      insert.setLong(2, sequenceNumber);
-      insert.setString(3, "test-writer");
-      insert.setLong(4, 1_785_000_000_000L + sequenceNumber);
-      insert.setString(5, "");
-      insert.setInt(6, JournalEventSerializer.IDENTIFIER);
-      insert.setString(7, manifest);
-      insert.setBytes(8, "{}".getBytes(StandardCharsets.UTF_8));
-      insert.executeUpdate();
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Store.class)
+    void latestMeansTheHighestSequenceNumberNotTheLastRowWritten(Store store, @TempDir Path dir) throws Exception {
+        JournalDatabase database = store.freshJournal(dir);
+        insertAt(database, "Task|ended-row-first", 3, COMPLETED);
+        insertAt(database, "Task|ended-row-first", 1, CREATED);
+        insertAt(database, "Task|ended-row-first", 2, STEP);
+        insertAt(database, "Task|working-row-last", 1, CREATED);
+        insertAt(database, "Task|working-row-last", 3, STEP);
+        insertAt(database, "Task|working-row-last", 2, ASKED);
+
+        assertEquals(List.of("working-row-last"), new JournalQueries(database).busyEntityIds(TASK, RESTING));
     }
-  }
 
-  private static List<String> sorted(List<String> ids) {
-    return ids.stream().sorted().toList();
-  }
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Store.class)
+    void idsComeBackWhateverCharactersTheyHold(Store store, @TempDir Path dir) throws Exception {
+        JournalDatabase database = store.freshJournal(dir);
+        String id = "786512e2-9e0d_4c4d%a5b1|0a9a'4f8d";
+        insert(database, TASK + id, CREATED, STEP);
+
+        assertEquals(List.of(id), new JournalQueries(database).busyEntityIds(TASK, RESTING));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Store.class)
+    void anEmptyJournalHasNoBusyEntities(Store store, @TempDir Path dir) throws Exception {
+        assertEquals(List.of(), new JournalQueries(store.freshJournal(dir)).busyEntityIds(TASK, RESTING));
+    }
+
+    @Test
+    void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnAnH2File(@TempDir Path dir) throws Exception {
+        assertEveryEntityIsBusyWithoutRestingManifests(Store.H2_FILE.freshJournal(dir));
+    }
+
+    @Test
+    void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnPostgres(@TempDir Path dir) throws Exception {
+        assertEveryEntityIsBusyWithoutRestingManifests(Store.POSTGRES.freshJournal(dir));
+    }
+
+    private static void assertEveryEntityIsBusyWithoutRestingManifests(JournalDatabase database) throws Exception {
+        insert(database, "Task|a", CREATED, COMPLETED);
+        insert(database, "Task|b", CREATED);
+
+        assertEquals(List.of("a", "b"), sorted(new JournalQueries(database).busyEntityIds(TASK, Set.of())));
+    }
+
+    // --- rows ------------------------------------------------------------------------------------
+
+    /** Events 1..n of {@code persistenceId}, with these manifests, in order. */
+    private static void insert(JournalDatabase database, String persistenceId, String... manifests)
+            throws SQLException {
+        for (int i = 0; i < manifests.length; i++) {
+            insertAt(database, persistenceId, i + 1, manifests[i]);
+        }
+    }
+
+    /** One journal row as pekko-persistence-jdbc writes it (the ordering column fills itself). */
+    private static void insertAt(JournalDatabase database, String persistenceId, long sequenceNumber, String manifest)
+            throws SQLException {
+        try (Connection connection = JournalTables.connect(database);
+                PreparedStatement insert = connection.prepareStatement("INSERT INTO event_journal "
+                        + "(persistence_id, sequence_number, writer, write_timestamp, adapter_manifest, "
+                        + "event_ser_id, event_ser_manifest, event_payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            insert.setString(1, persistenceId);
+            insert.setLong(2, sequenceNumber);
+            insert.setString(3, "test-writer");
+            insert.setLong(4, 1_785_000_000_000L + sequenceNumber);
+            insert.setString(5, "");
+            insert.setInt(6, JournalEventSerializer.IDENTIFIER);
+            insert.setString(7, manifest);
+            insert.setBytes(8, "{}".getBytes(StandardCharsets.UTF_8));
+            insert.executeUpdate();
+        }
+    }
+
+    private static List<String> sorted(List<String> ids) {
+        return ids.stream().sorted().toList();
+    }
 }

@@ -15,8 +15,8 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.PARAMETER)
 public @interface Arg {
-  /** The argument's name on the wire. */
-  String value();
+    /** The argument's name on the wire. */
+    String value();
 
-  String description() default "";
+    String description() default "";
 }

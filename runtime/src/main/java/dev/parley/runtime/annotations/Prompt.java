@@ -15,12 +15,12 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.METHOD)
 public @interface Prompt {
-  /** The prompt's name; the method's name when empty. */
-  String name() default "";
+    /** The prompt's name; the method's name when empty. */
+    String name() default "";
 
-  String title() default "";
+    String title() default "";
 
-  String description() default "";
+    String description() default "";
 
-  String[] scopes() default {};
+    String[] scopes() default {};
 }

@@ -18,17 +18,17 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.METHOD)
 public @interface Resource {
-  /** The URI, or a template such as {@code demo://reports/{id}}. */
-  String uri();
+    /** The URI, or a template such as {@code demo://reports/{id}}. */
+    String uri();
 
-  /** The resource's name; the method's name when empty. */
-  String name() default "";
+    /** The resource's name; the method's name when empty. */
+    String name() default "";
 
-  String title() default "";
+    String title() default "";
 
-  String description() default "";
+    String description() default "";
 
-  String mimeType() default "";
+    String mimeType() default "";
 
-  String[] scopes() default {};
+    String[] scopes() default {};
 }

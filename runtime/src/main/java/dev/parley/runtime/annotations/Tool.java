@@ -1,7 +1,6 @@
 package dev.parley.runtime.annotations;
 
 import dev.parley.runtime.TaskSupport;
-
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -20,21 +19,21 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.METHOD)
 public @interface Tool {
-  /** The tool's name; the method's name when empty. */
-  String name() default "";
+    /** The tool's name; the method's name when empty. */
+    String name() default "";
 
-  String title() default "";
+    String title() default "";
 
-  String description() default "";
+    String description() default "";
 
-  /** OAuth scopes a caller's token must carry (with authorization on). */
-  String[] scopes() default {};
+    /** OAuth scopes a caller's token must carry (with authorization on). */
+    String[] scopes() default {};
 
-  TaskSupport taskSupport() default TaskSupport.FORBIDDEN;
+    TaskSupport taskSupport() default TaskSupport.FORBIDDEN;
 
-  /** An ISO-8601 duration ({@code PT2S}): see {@link dev.parley.runtime.ToolDefinition.Builder#taskBudget}. */
-  String taskBudget() default "";
+    /** An ISO-8601 duration ({@code PT2S}): see {@link dev.parley.runtime.ToolDefinition.Builder#taskBudget}. */
+    String taskBudget() default "";
 
-  /** Marks the tool read-only ({@link dev.parley.runtime.ToolAnnotations#readOnly()}). */
-  boolean readOnly() default false;
+    /** Marks the tool read-only ({@link dev.parley.runtime.ToolAnnotations#readOnly()}). */
+    boolean readOnly() default false;
 }

@@ -2,13 +2,12 @@ package dev.parley.actors.internal.ops;
 
 import dev.parley.runtime.Json;
 import io.opentelemetry.context.Context;
-import org.slf4j.MDC;
-
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.MDC;
 
 /**
  * The Logback MDC fields of a call: {@value #CALL_ID}, {@value #ROUND}, {@value #TASK_ID},
@@ -19,97 +18,99 @@ import java.util.concurrent.TimeUnit;
  * thread never keeps another call's fields.
  */
 public final class CallMdc {
-  public static final String CALL_ID = "callId";
-  public static final String ROUND = "round";
-  public static final String TASK_ID = "taskId";
-  public static final String PRINCIPAL = "principal";
-  public static final String METHOD = "mcpMethod";
-  public static final String TOOL = "tool";
+    public static final String CALL_ID = "callId";
+    public static final String ROUND = "round";
+    public static final String TASK_ID = "taskId";
+    public static final String PRINCIPAL = "principal";
+    public static final String METHOD = "mcpMethod";
+    public static final String TOOL = "tool";
 
-  private CallMdc() {}
+    private CallMdc() {}
 
-  /** Restores the fields that were there before {@link #open}. */
-  public static final class Scope implements AutoCloseable {
-    /** The previous value of each of {@link #KEYS}, in that order (null: absent). */
-    private final String[] previous;
+    /** Restores the fields that were there before {@link #open}. */
+    public static final class Scope implements AutoCloseable {
+        /** The previous value of each of {@link #KEYS}, in that order (null: absent). */
+        private final String[] previous;
 
-    private Scope(String[] previous) {
-      this.previous = previous;
+        private Scope(String[] previous) {
+            this.previous = previous;
+        }
+
+        @Override
+        public void close() {
+            for (int i = 0; i < KEYS.length; i++) {
+                put(KEYS[i], previous[i]);
+            }
+        }
     }
 
-    @Override
-    public void close() {
-      for (int i = 0; i < KEYS.length; i++) {
-        put(KEYS[i], previous[i]);
-      }
+    /** The fields {@link #open} sets; only these are saved and restored (not a copy of the whole MDC). */
+    private static final String[] KEYS = {METHOD, TOOL, CALL_ID, ROUND, TASK_ID, PRINCIPAL};
+    /** Digests of recent principals: a SHA-256 per request was about 0.7 % of a one-round call's CPU. */
+    private static final int MAX_DIGESTS = 10_000;
+
+    private static final Map<String, String> DIGESTS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Sets the fields that are not null (and removes the others) until the scope closes. */
+    public static Scope open(
+            String method, String tool, String callId, Integer round, String taskId, String principal) {
+        String[] previous = new String[KEYS.length];
+        for (int i = 0; i < KEYS.length; i++) {
+            previous[i] = MDC.get(KEYS[i]);
+        }
+        put(METHOD, method);
+        put(TOOL, tool);
+        put(CALL_ID, callId);
+        put(ROUND, round == null ? null : round.toString());
+        put(TASK_ID, taskId);
+        put(PRINCIPAL, principal == null ? null : principalDigest(principal));
+        return new Scope(previous);
     }
-  }
 
-  /** The fields {@link #open} sets; only these are saved and restored (not a copy of the whole MDC). */
-  private static final String[] KEYS = {METHOD, TOOL, CALL_ID, ROUND, TASK_ID, PRINCIPAL};
-  /** Digests of recent principals: a SHA-256 per request was about 0.7 % of a one-round call's CPU. */
-  private static final int MAX_DIGESTS = 10_000;
-  private static final Map<String, String> DIGESTS = new java.util.concurrent.ConcurrentHashMap<>();
-
-  /** Sets the fields that are not null (and removes the others) until the scope closes. */
-  public static Scope open(String method, String tool, String callId, Integer round, String taskId, String principal) {
-    String[] previous = new String[KEYS.length];
-    for (int i = 0; i < KEYS.length; i++) {
-      previous[i] = MDC.get(KEYS[i]);
+    /** The first 16 hex digits of the principal's SHA-256: tells callers apart, names no one. */
+    public static String principalDigest(String principal) {
+        String digest = DIGESTS.get(principal);
+        if (digest == null) {
+            digest = Json.sha256Hex(principal).substring(0, 16);
+            if (DIGESTS.size() >= MAX_DIGESTS) {
+                DIGESTS.clear(); // bounded: many distinct principals only cost the digest again
+            }
+            DIGESTS.put(principal, digest);
+        }
+        return digest;
     }
-    put(METHOD, method);
-    put(TOOL, tool);
-    put(CALL_ID, callId);
-    put(ROUND, round == null ? null : round.toString());
-    put(TASK_ID, taskId);
-    put(PRINCIPAL, principal == null ? null : principalDigest(principal));
-    return new Scope(previous);
-  }
 
-  /** The first 16 hex digits of the principal's SHA-256: tells callers apart, names no one. */
-  public static String principalDigest(String principal) {
-    String digest = DIGESTS.get(principal);
-    if (digest == null) {
-      digest = Json.sha256Hex(principal).substring(0, 16);
-      if (DIGESTS.size() >= MAX_DIGESTS) {
-        DIGESTS.clear(); // bounded: many distinct principals only cost the digest again
-      }
-      DIGESTS.put(principal, digest);
+    /** A fixed pool whose tasks run with the MDC their submitter had, and with none after. */
+    public static ThreadPoolExecutor toolExecutor(int threads, ThreadFactory threadFactory) {
+        return new ThreadPoolExecutor(
+                threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threadFactory) {
+            @Override
+            public void execute(Runnable command) {
+                super.execute(carrying(command));
+            }
+        };
     }
-    return digest;
-  }
 
-  /** A fixed pool whose tasks run with the MDC their submitter had, and with none after. */
-  public static ThreadPoolExecutor toolExecutor(int threads, ThreadFactory threadFactory) {
-    return new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-        threadFactory) {
-      @Override
-      public void execute(Runnable command) {
-        super.execute(carrying(command));
-      }
-    };
-  }
-
-  /** {@code work} wrapped to run with the calling thread's current MDC and OpenTelemetry context. */
-  public static Runnable carrying(Runnable work) {
-    Map<String, String> captured = MDC.getCopyOfContextMap();
-    Map<String, String> fields = captured == null ? Map.of() : captured;
-    Context trace = Context.current();
-    return () -> {
-      MDC.setContextMap(fields);
-      try (io.opentelemetry.context.Scope scope = trace.makeCurrent()) {
-        work.run();
-      } finally {
-        MDC.clear();
-      }
-    };
-  }
-
-  private static void put(String key, String value) {
-    if (value == null) {
-      MDC.remove(key);
-    } else {
-      MDC.put(key, value);
+    /** {@code work} wrapped to run with the calling thread's current MDC and OpenTelemetry context. */
+    public static Runnable carrying(Runnable work) {
+        Map<String, String> captured = MDC.getCopyOfContextMap();
+        Map<String, String> fields = captured == null ? Map.of() : captured;
+        Context trace = Context.current();
+        return () -> {
+            MDC.setContextMap(fields);
+            try (io.opentelemetry.context.Scope scope = trace.makeCurrent()) {
+                work.run();
+            } finally {
+                MDC.clear();
+            }
+        };
     }
-  }
+
+    private static void put(String key, String value) {
+        if (value == null) {
+            MDC.remove(key);
+        } else {
+            MDC.put(key, value);
+        }
+    }
 }

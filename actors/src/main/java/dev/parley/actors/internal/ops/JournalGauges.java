@@ -4,7 +4,6 @@ import dev.parley.persistence.internal.JournalEventSerializer;
 import dev.parley.persistence.internal.JournalQueries;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,41 +13,53 @@ import java.util.concurrent.atomic.AtomicLong;
  * on the housekeeping thread; a scrape reads the last values.
  */
 public final class JournalGauges implements Runnable {
-  /** A call whose latest event is not one of these waits for answers (CallStarted or InputRequested). */
-  private static final Set<String> CALL_NOT_WAITING = Set.of("parley.call.completed.v1", "parley.call.failed.v1",
-      "parley.call.became-task.v1", "parley.call.step-recorded.v1", "parley.call.answers-received.v1");
-  /** A task whose latest event is not one of these is working. */
-  private static final Set<String> TASK_NOT_WORKING = Set.of(JournalEventSerializer.TASK_INPUT_REQUESTED,
-      JournalEventSerializer.TASK_COMPLETED, JournalEventSerializer.TASK_FAILED, JournalEventSerializer.TASK_CANCELLED);
-  /** A task whose latest event is not one of these waits for input. */
-  private static final Set<String> TASK_NOT_INPUT_REQUIRED = Set.of(JournalEventSerializer.TASK_CREATED,
-      "parley.task.step-recorded.v1", "parley.task.answers-received.v1", JournalEventSerializer.TASK_COMPLETED,
-      JournalEventSerializer.TASK_FAILED, JournalEventSerializer.TASK_CANCELLED);
+    /** A call whose latest event is not one of these waits for answers (CallStarted or InputRequested). */
+    private static final Set<String> CALL_NOT_WAITING = Set.of(
+            "parley.call.completed.v1",
+            "parley.call.failed.v1",
+            "parley.call.became-task.v1",
+            "parley.call.step-recorded.v1",
+            "parley.call.answers-received.v1");
+    /** A task whose latest event is not one of these is working. */
+    private static final Set<String> TASK_NOT_WORKING = Set.of(
+            JournalEventSerializer.TASK_INPUT_REQUESTED,
+            JournalEventSerializer.TASK_COMPLETED,
+            JournalEventSerializer.TASK_FAILED,
+            JournalEventSerializer.TASK_CANCELLED);
+    /** A task whose latest event is not one of these waits for input. */
+    private static final Set<String> TASK_NOT_INPUT_REQUIRED = Set.of(
+            JournalEventSerializer.TASK_CREATED,
+            "parley.task.step-recorded.v1",
+            "parley.task.answers-received.v1",
+            JournalEventSerializer.TASK_COMPLETED,
+            JournalEventSerializer.TASK_FAILED,
+            JournalEventSerializer.TASK_CANCELLED);
 
-  private final JournalQueries journal;
-  private final AtomicLong waitingCalls = new AtomicLong();
-  private final AtomicLong workingTasks = new AtomicLong();
-  private final AtomicLong inputRequiredTasks = new AtomicLong();
+    private final JournalQueries journal;
+    private final AtomicLong waitingCalls = new AtomicLong();
+    private final AtomicLong workingTasks = new AtomicLong();
+    private final AtomicLong inputRequiredTasks = new AtomicLong();
 
-  public JournalGauges(JournalQueries journal, MeterRegistry registry) {
-    this.journal = journal;
-    Gauge.builder("parley.calls.waiting", waitingCalls, AtomicLong::get)
-        .description("Durable calls waiting for the client's answers, cluster-wide (from the journal)")
-        .register(registry);
-    Gauge.builder("parley.tasks.open", workingTasks, AtomicLong::get)
-        .description("Open tasks by status, cluster-wide (from the journal)")
-        .tag("status", "working")
-        .register(registry);
-    Gauge.builder("parley.tasks.open", inputRequiredTasks, AtomicLong::get)
-        .description("Open tasks by status, cluster-wide (from the journal)")
-        .tag("status", "input_required")
-        .register(registry);
-  }
+    public JournalGauges(JournalQueries journal, MeterRegistry registry) {
+        this.journal = journal;
+        Gauge.builder("parley.calls.waiting", waitingCalls, AtomicLong::get)
+                .description("Durable calls waiting for the client's answers, cluster-wide (from the journal)")
+                .register(registry);
+        Gauge.builder("parley.tasks.open", workingTasks, AtomicLong::get)
+                .description("Open tasks by status, cluster-wide (from the journal)")
+                .tag("status", "working")
+                .register(registry);
+        Gauge.builder("parley.tasks.open", inputRequiredTasks, AtomicLong::get)
+                .description("Open tasks by status, cluster-wide (from the journal)")
+                .tag("status", "input_required")
+                .register(registry);
+    }
 
-  @Override
-  public void run() {
-    waitingCalls.set(journal.busyEntityIds("ToolCall|", CALL_NOT_WAITING).size());
-    workingTasks.set(journal.busyEntityIds("Task|", TASK_NOT_WORKING).size());
-    inputRequiredTasks.set(journal.busyEntityIds("Task|", TASK_NOT_INPUT_REQUIRED).size());
-  }
+    @Override
+    public void run() {
+        waitingCalls.set(journal.busyEntityIds("ToolCall|", CALL_NOT_WAITING).size());
+        workingTasks.set(journal.busyEntityIds("Task|", TASK_NOT_WORKING).size());
+        inputRequiredTasks.set(
+                journal.busyEntityIds("Task|", TASK_NOT_INPUT_REQUIRED).size());
+    }
 }

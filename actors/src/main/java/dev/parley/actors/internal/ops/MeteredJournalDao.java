@@ -19,23 +19,28 @@ import slick.jdbc.JdbcProfile;
  * batched while the previous transaction ran) with its row count and duration.
  */
 public class MeteredJournalDao extends DefaultJournalDao {
-  private final ParleyMetrics.JournalMeters meters;
+    private final ParleyMetrics.JournalMeters meters;
 
-  /** The constructor pekko-persistence-jdbc calls for {@code jdbc-journal.dao}. */
-  public MeteredJournalDao(JdbcBackend.JdbcDatabaseDef db, JdbcProfile profile, JournalConfig journalConfig,
-      Serialization serialization, ExecutionContext ec, Materializer mat) {
-    super(db, profile, journalConfig, serialization, ec, mat);
-    this.meters = ParleyMetrics.get(Adapter.toTyped(serialization.system())).journal();
-  }
+    /** The constructor pekko-persistence-jdbc calls for {@code jdbc-journal.dao}. */
+    public MeteredJournalDao(
+            JdbcBackend.JdbcDatabaseDef db,
+            JdbcProfile profile,
+            JournalConfig journalConfig,
+            Serialization serialization,
+            ExecutionContext ec,
+            Materializer mat) {
+        super(db, profile, journalConfig, serialization, ec, mat);
+        this.meters = ParleyMetrics.get(Adapter.toTyped(serialization.system())).journal();
+    }
 
-  @Override
-  @SuppressWarnings({"rawtypes", "unchecked"}) // the row type is a case class nested in a Scala object
-  public Future<BoxedUnit> writeJournalRows(Seq rows) {
-    long started = System.nanoTime();
-    int size = rows.size();
-    Future<BoxedUnit> written = super.writeJournalRows(rows);
-    FutureConverters.asJava(written).whenComplete((done, failure) ->
-        meters.batch(failure == null, size, System.nanoTime() - started));
-    return written;
-  }
+    @Override
+    @SuppressWarnings({"rawtypes", "unchecked"}) // the row type is a case class nested in a Scala object
+    public Future<BoxedUnit> writeJournalRows(Seq rows) {
+        long started = System.nanoTime();
+        int size = rows.size();
+        Future<BoxedUnit> written = super.writeJournalRows(rows);
+        FutureConverters.asJava(written)
+                .whenComplete((done, failure) -> meters.batch(failure == null, size, System.nanoTime() - started));
+        return written;
+    }
 }

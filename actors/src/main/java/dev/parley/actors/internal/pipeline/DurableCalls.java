@@ -9,17 +9,18 @@ import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.Json;
-import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpApps;
+import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
 import dev.parley.runtime.internal.engine.AnswerValidation;
-import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.CallHistory;
+import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.engine.StepJournal;
+import dev.parley.runtime.internal.logging.RateLimitedLog;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
 import dev.parley.runtime.internal.state.RequestStateBinding;
 import dev.parley.runtime.internal.state.RequestStateCodec;
@@ -28,18 +29,16 @@ import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
-import dev.parley.runtime.internal.logging.RateLimitedLog;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * {@code tools/call}, {@code prompts/get} and {@code resources/read}: the methods that may ask
@@ -49,200 +48,253 @@ import java.util.concurrent.CompletionStage;
  * node it lives. Calls that become tasks go through {@link TaskHandOver}.
  */
 final class DurableCalls {
-  private static final Logger log = LoggerFactory.getLogger(DurableCalls.class);
-  /** Issue 17: a client can cause these lines at will, so they are rate-limited with a suppressed count. */
-  private static final RateLimitedLog refusedStates = RateLimitedLog.perMinute(log, org.slf4j.event.Level.INFO, 20);
+    private static final Logger log = LoggerFactory.getLogger(DurableCalls.class);
+    /** Issue 17: a client can cause these lines at will, so they are rate-limited with a suppressed count. */
+    private static final RateLimitedLog refusedStates = RateLimitedLog.perMinute(log, org.slf4j.event.Level.INFO, 20);
 
-  private final ActorSystem<?> system;
-  private final McpServerDefinition server;
-  private final ReplayEngine engine;
-  private final RequestStateCodec stateCodec;
-  private final ClusterSharding sharding;
-  private final ParleySettings settings;
-  private final CachePolicy cachePolicy;
-  private final TaskHandOver handOver;
-  private final CallCaps caps;
+    private final ActorSystem<?> system;
+    private final McpServerDefinition server;
+    private final ReplayEngine engine;
+    private final RequestStateCodec stateCodec;
+    private final ClusterSharding sharding;
+    private final ParleySettings settings;
+    private final CachePolicy cachePolicy;
+    private final TaskHandOver handOver;
+    private final CallCaps caps;
 
-  DurableCalls(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine, RequestStateCodec stateCodec,
-      ClusterSharding sharding, ParleySettings settings, CachePolicy cachePolicy, TaskHandOver handOver, CallCaps caps) {
-    this.system = system;
-    this.server = server;
-    this.engine = engine;
-    this.stateCodec = stateCodec;
-    this.sharding = sharding;
-    this.settings = settings;
-    this.cachePolicy = cachePolicy;
-    this.handOver = handOver;
-    this.caps = caps;
-  }
-
-  /** What a request calls: the definition's target, its name (or URI) and its arguments. */
-  private record Call(CallTarget target, String name, ObjectNode arguments) {}
-
-  CompletionStage<McpReply.Final> call(McpRequest request, RunEnvironment.RequestSink sink, Cancellation cancellation) {
-    Call call = resolve(request);
-    CallTarget target = call.target();
-    boolean tasksDeclared = request.capabilities().extension(Meta.TASKS_EXTENSION);
-    if (target.taskSupport() == TaskSupport.REQUIRED && !tasksDeclared) {
-      throw Errors.tasksExtensionRequired();
+    DurableCalls(
+            ActorSystem<?> system,
+            McpServerDefinition server,
+            ReplayEngine engine,
+            RequestStateCodec stateCodec,
+            ClusterSharding sharding,
+            ParleySettings settings,
+            CachePolicy cachePolicy,
+            TaskHandOver handOver,
+            CallCaps caps) {
+        this.system = system;
+        this.server = server;
+        this.engine = engine;
+        this.stateCodec = stateCodec;
+        this.sharding = sharding;
+        this.settings = settings;
+        this.cachePolicy = cachePolicy;
+        this.handOver = handOver;
+        this.caps = caps;
     }
-    // issue 12: the whole principal (scopes, claims) reaches ctx.principal() in the first round
-    RunEnvironment environment = new RunEnvironment(request.caller(), request.capabilities(), sink, cancellation,
-        target.taskSupport() != TaskSupport.FORBIDDEN && tasksDeclared
-            ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
-    String requestState = request.stringParam("requestState");
-    ObjectNode inputResponses = request.objectParam("inputResponses");
-    if (requestState != null) {
-      return retry(request, environment, call, requestState, inputResponses == null ? Json.object() : inputResponses);
-    }
-    if (target.taskBudget() != null && environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK) {
-      return handOver.firstRoundWithinBudget(request, target, call.name(), call.arguments(), environment,
-          outcome -> firstRoundEnded(request, environment, call, outcome, null));
-    }
-    return engine.run(target, call.arguments(), environment, CallHistory.EMPTY, StepJournal.NONE)
-        .thenCompose(outcome -> firstRoundEnded(request, environment, call, outcome, inputResponses));
-  }
 
-  private Call resolve(McpRequest request) {
-    switch (request.method()) {
-      case Methods.TOOLS_CALL -> {
-        String name = required(request, "name");
-        return new Call(server.tool(name).orElseThrow(() -> McpException.invalidParams("Unknown tool: " + name)),
-            name, arguments(request));
-      }
-      case Methods.PROMPTS_GET -> {
-        String name = required(request, "name");
-        return new Call(server.prompt(name).orElseThrow(() -> McpException.invalidParams("Unknown prompt: " + name)),
-            name, arguments(request));
-      }
-      default -> {
-        String uri = required(request, "uri");
-        // an MCP Apps view does not exist for a client that did not declare the extension
-        boolean apps = request.capabilities().extension(McpApps.EXTENSION);
-        return new Call(server.resourceFor(uri).filter(resource -> apps || !resource.isAppView())
-            .orElseThrow(() -> Errors.resourceNotFound(uri)).readerOf(uri), uri, Json.object());
-      }
-    }
-  }
+    /** What a request calls: the definition's target, its name (or URI) and its arguments. */
+    private record Call(CallTarget target, String name, ObjectNode arguments) {}
 
-  private static ObjectNode arguments(McpRequest request) {
-    ObjectNode arguments = request.objectParam("arguments");
-    return arguments == null ? Json.object() : arguments;
-  }
-
-  private static String required(McpRequest request, String member) {
-    String value = request.stringParam(member);
-    if (value == null) {
-      throw McpException.invalidParams("params." + member + " is required");
+    CompletionStage<McpReply.Final> call(
+            McpRequest request, RunEnvironment.RequestSink sink, Cancellation cancellation) {
+        Call call = resolve(request);
+        CallTarget target = call.target();
+        boolean tasksDeclared = request.capabilities().extension(Meta.TASKS_EXTENSION);
+        if (target.taskSupport() == TaskSupport.REQUIRED && !tasksDeclared) {
+            throw Errors.tasksExtensionRequired();
+        }
+        // issue 12: the whole principal (scopes, claims) reaches ctx.principal() in the first round
+        RunEnvironment environment = new RunEnvironment(
+                request.caller(),
+                request.capabilities(),
+                sink,
+                cancellation,
+                target.taskSupport() != TaskSupport.FORBIDDEN && tasksDeclared
+                        ? RunEnvironment.TaskMode.MAY_BECOME_TASK
+                        : RunEnvironment.TaskMode.SYNCHRONOUS);
+        String requestState = request.stringParam("requestState");
+        ObjectNode inputResponses = request.objectParam("inputResponses");
+        if (requestState != null) {
+            return retry(
+                    request, environment, call, requestState, inputResponses == null ? Json.object() : inputResponses);
+        }
+        if (target.taskBudget() != null && environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK) {
+            return handOver.firstRoundWithinBudget(
+                    request,
+                    target,
+                    call.name(),
+                    call.arguments(),
+                    environment,
+                    outcome -> firstRoundEnded(request, environment, call, outcome, null));
+        }
+        return engine.run(target, call.arguments(), environment, CallHistory.EMPTY, StepJournal.NONE)
+                .thenCompose(outcome -> firstRoundEnded(request, environment, call, outcome, inputResponses));
     }
-    return value;
-  }
 
-  /** What a requestState is bound to; the arguments' digest is only needed once a call asks. */
-  private static RequestStateBinding binding(McpRequest request, Call call) {
-    return new RequestStateBinding(request.principal(), request.method(), call.name(), Json.digest(call.arguments()));
-  }
+    private Call resolve(McpRequest request) {
+        switch (request.method()) {
+            case Methods.TOOLS_CALL -> {
+                String name = required(request, "name");
+                return new Call(
+                        server.tool(name).orElseThrow(() -> McpException.invalidParams("Unknown tool: " + name)),
+                        name,
+                        arguments(request));
+            }
+            case Methods.PROMPTS_GET -> {
+                String name = required(request, "name");
+                return new Call(
+                        server.prompt(name).orElseThrow(() -> McpException.invalidParams("Unknown prompt: " + name)),
+                        name,
+                        arguments(request));
+            }
+            default -> {
+                String uri = required(request, "uri");
+                // an MCP Apps view does not exist for a client that did not declare the extension
+                boolean apps = request.capabilities().extension(McpApps.EXTENSION);
+                return new Call(
+                        server.resourceFor(uri)
+                                .filter(resource -> apps || !resource.isAppView())
+                                .orElseThrow(() -> Errors.resourceNotFound(uri))
+                                .readerOf(uri),
+                        uri,
+                        Json.object());
+            }
+        }
+    }
 
-  /**
-   * A first round that asked becomes a durable call. Answers the request already offered (a
-   * client may send {@code inputResponses} without a {@code requestState}) are submitted to that
-   * round at once, validated like any retry's: known keys are used, unknown keys ignored.
-   */
-  private CompletionStage<McpReply.Final> firstRoundEnded(McpRequest request, RunEnvironment environment, Call call,
-      RunOutcome outcome, ObjectNode offeredAnswers) {
-    if (outcome instanceof RunOutcome.Completed completed) {
-      return done(complete(request, completed.result()));
+    private static ObjectNode arguments(McpRequest request) {
+        ObjectNode arguments = request.objectParam("arguments");
+        return arguments == null ? Json.object() : arguments;
     }
-    if (outcome instanceof RunOutcome.Failed failed) {
-      return done(McpReply.Error.inBand(request.id(), failed.error()));
-    }
-    if (outcome instanceof RunOutcome.BecameTask becameTask) {
-      return handOver.fromFirstRound(request, call.name(), call.arguments(), becameTask);
-    }
-    RunOutcome.NeedsInput needs = (RunOutcome.NeedsInput) outcome;
-    if (offeredAnswers != null && !offeredAnswers.isEmpty()) {
-      // Refused answers must leave nothing behind: check them before the call is journaled.
-      try {
-        AnswerValidation.answersTo(needs.questions(), offeredAnswers);
-      } catch (McpException invalid) {
-        return done(McpReply.Error.inBand(request.id(), invalid.toError()));
-      }
-    }
-    String callId = request.callId() != null ? request.callId() : EntityIds.next();
-    // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
-    return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
-        .thenCompose(overCap -> overCap.isPresent() ? done(McpReply.Error.inBand(request.id(), overCap.get()))
-            : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(JournalAvailability.get(system), entity(callId),
-                replyTo -> new ToolCallEntity.Start(request.method(), call.name(), call.arguments(),
-                    request.principal(), needs.newSteps(), needs.questions(), replyTo),
-                settings.askAttemptTimeout(), settings.askTimeout())
-            .thenCompose(reply -> offeredAnswers == null || offeredAnswers.isEmpty()
-                || !(reply instanceof ToolCallEntity.Asked asked)
-                ? done(reply)
-                : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
-            .thenCompose(reply -> roundEnded(request, callId, call, binding(request, call), reply))
-            .whenComplete(caps.afterRound(request.principal(), callId)));
-  }
 
-  private CompletionStage<McpReply.Final> retry(McpRequest request, RunEnvironment environment, Call call,
-      String requestState, ObjectNode inputResponses) {
-    RequestStateBinding binding = binding(request, call);
-    RequestStateCodec.Opened opened;
-    try {
-      opened = stateCodec.open(requestState, binding);
-    } catch (InvalidRequestStateException e) {
-      refusedStates.log("refused requestState for {} {}: {}", request.method(), call.name(), e.getMessage());
-      return done(McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE));
+    private static String required(McpRequest request, String member) {
+        String value = request.stringParam(member);
+        if (value == null) {
+            throw McpException.invalidParams("params." + member + " is required");
+        }
+        return value;
     }
-    return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
-        .thenCompose(reply -> roundEnded(request, opened.callId(), call, binding, reply))
-        .whenComplete(caps.afterRound(request.principal(), opened.callId()));
-  }
 
-  private CompletionStage<ToolCallEntity.Reply> submitAnswers(
-      McpRequest request, RunEnvironment environment, String callId, int round, ObjectNode inputResponses) {
-    boolean mayBecomeTask = environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK;
-    ActorRef<Object> relay = RoundNoticeRelay.start(system, environment.sink());
-    environment.cancellation().onCancel(() -> entity(callId).tell(new ToolCallEntity.CancelRound(round)));
-    CompletionStage<ToolCallEntity.Reply> reply = EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
-        JournalAvailability.get(system), entity(callId), replyTo -> new ToolCallEntity.SubmitAnswers(
-            round, inputResponses, request.principal(), request.caller(), // issue 12: the retry's whole principal
-            environment.capabilities().declared(), mayBecomeTask,
-            relay == null ? null : relay.narrow(), replyTo),
-        settings.askAttemptTimeout(), settings.askTimeout());
-    reply.whenComplete((answer, failure) -> RoundNoticeRelay.stop(relay));
-    return reply;
-  }
-
-  /** What the entity answered a round with, as a reply; a hand-over answers with the task's handle. */
-  private CompletionStage<McpReply.Final> roundEnded(McpRequest request, String callId, Call call,
-      RequestStateBinding binding, ToolCallEntity.Reply reply) {
-    if (reply instanceof ToolCallEntity.HandedOver handedOver) {
-      return handOver.fromRetry(request, call.name(), call.arguments(), handedOver);
+    /** What a requestState is bound to; the arguments' digest is only needed once a call asks. */
+    private static RequestStateBinding binding(McpRequest request, Call call) {
+        return new RequestStateBinding(
+                request.principal(), request.method(), call.name(), Json.digest(call.arguments()));
     }
-    if (reply instanceof ToolCallEntity.Asked asked) {
-      Map<String, InputRequest> inputRequests = new LinkedHashMap<>();
-      asked.questions().forEach(question -> inputRequests.put(question.key(), question.request()));
-      return done(new McpReply.InputRequired(request.id(), new InputRequiredResult(inputRequests,
-          stateCodec.seal(callId, asked.round(), binding)), callId, asked.round()));
+
+    /**
+     * A first round that asked becomes a durable call. Answers the request already offered (a
+     * client may send {@code inputResponses} without a {@code requestState}) are submitted to that
+     * round at once, validated like any retry's: known keys are used, unknown keys ignored.
+     */
+    private CompletionStage<McpReply.Final> firstRoundEnded(
+            McpRequest request, RunEnvironment environment, Call call, RunOutcome outcome, ObjectNode offeredAnswers) {
+        if (outcome instanceof RunOutcome.Completed completed) {
+            return done(complete(request, completed.result()));
+        }
+        if (outcome instanceof RunOutcome.Failed failed) {
+            return done(McpReply.Error.inBand(request.id(), failed.error()));
+        }
+        if (outcome instanceof RunOutcome.BecameTask becameTask) {
+            return handOver.fromFirstRound(request, call.name(), call.arguments(), becameTask);
+        }
+        RunOutcome.NeedsInput needs = (RunOutcome.NeedsInput) outcome;
+        if (offeredAnswers != null && !offeredAnswers.isEmpty()) {
+            // Refused answers must leave nothing behind: check them before the call is journaled.
+            try {
+                AnswerValidation.answersTo(needs.questions(), offeredAnswers);
+            } catch (McpException invalid) {
+                return done(McpReply.Error.inBand(request.id(), invalid.toError()));
+            }
+        }
+        String callId = request.callId() != null ? request.callId() : EntityIds.next();
+        // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
+        return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
+                .thenCompose(overCap -> overCap.isPresent()
+                        ? done(McpReply.Error.inBand(request.id(), overCap.get()))
+                        : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
+                                        JournalAvailability.get(system),
+                                        entity(callId),
+                                        replyTo -> new ToolCallEntity.Start(
+                                                request.method(),
+                                                call.name(),
+                                                call.arguments(),
+                                                request.principal(),
+                                                needs.newSteps(),
+                                                needs.questions(),
+                                                replyTo),
+                                        settings.askAttemptTimeout(),
+                                        settings.askTimeout())
+                                .thenCompose(reply -> offeredAnswers == null
+                                                || offeredAnswers.isEmpty()
+                                                || !(reply instanceof ToolCallEntity.Asked asked)
+                                        ? done(reply)
+                                        : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
+                                .thenCompose(reply -> roundEnded(request, callId, call, binding(request, call), reply))
+                                .whenComplete(caps.afterRound(request.principal(), callId)));
     }
-    if (reply instanceof ToolCallEntity.Finished finished) {
-      return done(complete(request, finished.result()));
+
+    private CompletionStage<McpReply.Final> retry(
+            McpRequest request, RunEnvironment environment, Call call, String requestState, ObjectNode inputResponses) {
+        RequestStateBinding binding = binding(request, call);
+        RequestStateCodec.Opened opened;
+        try {
+            opened = stateCodec.open(requestState, binding);
+        } catch (InvalidRequestStateException e) {
+            refusedStates.log("refused requestState for {} {}: {}", request.method(), call.name(), e.getMessage());
+            return done(McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE));
+        }
+        return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
+                .thenCompose(reply -> roundEnded(request, opened.callId(), call, binding, reply))
+                .whenComplete(caps.afterRound(request.principal(), opened.callId()));
     }
-    return done(McpReply.Error.inBand(request.id(), ((ToolCallEntity.Rejected) reply).error()));
-  }
 
-  /** A complete result; a {@code resources/read} result is cacheable (spec §7.4). */
-  private McpReply.Final complete(McpRequest request, ObjectNode result) {
-    return new McpReply.Complete(request.id(),
-        request.method().equals(Methods.RESOURCES_READ) ? cachePolicy.applyTo(result.deepCopy()) : result);
-  }
+    private CompletionStage<ToolCallEntity.Reply> submitAnswers(
+            McpRequest request, RunEnvironment environment, String callId, int round, ObjectNode inputResponses) {
+        boolean mayBecomeTask = environment.taskMode() == RunEnvironment.TaskMode.MAY_BECOME_TASK;
+        ActorRef<Object> relay = RoundNoticeRelay.start(system, environment.sink());
+        environment.cancellation().onCancel(() -> entity(callId).tell(new ToolCallEntity.CancelRound(round)));
+        CompletionStage<ToolCallEntity.Reply> reply = EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
+                JournalAvailability.get(system),
+                entity(callId),
+                replyTo -> new ToolCallEntity.SubmitAnswers(
+                        round,
+                        inputResponses,
+                        request.principal(),
+                        request.caller(), // issue 12: the retry's whole principal
+                        environment.capabilities().declared(),
+                        mayBecomeTask,
+                        relay == null ? null : relay.narrow(),
+                        replyTo),
+                settings.askAttemptTimeout(),
+                settings.askTimeout());
+        reply.whenComplete((answer, failure) -> RoundNoticeRelay.stop(relay));
+        return reply;
+    }
 
-  private EntityRef<ToolCallEntity.Command> entity(String callId) {
-    return sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
-  }
+    /** What the entity answered a round with, as a reply; a hand-over answers with the task's handle. */
+    private CompletionStage<McpReply.Final> roundEnded(
+            McpRequest request, String callId, Call call, RequestStateBinding binding, ToolCallEntity.Reply reply) {
+        if (reply instanceof ToolCallEntity.HandedOver handedOver) {
+            return handOver.fromRetry(request, call.name(), call.arguments(), handedOver);
+        }
+        if (reply instanceof ToolCallEntity.Asked asked) {
+            Map<String, InputRequest> inputRequests = new LinkedHashMap<>();
+            asked.questions().forEach(question -> inputRequests.put(question.key(), question.request()));
+            return done(new McpReply.InputRequired(
+                    request.id(),
+                    new InputRequiredResult(inputRequests, stateCodec.seal(callId, asked.round(), binding)),
+                    callId,
+                    asked.round()));
+        }
+        if (reply instanceof ToolCallEntity.Finished finished) {
+            return done(complete(request, finished.result()));
+        }
+        return done(McpReply.Error.inBand(request.id(), ((ToolCallEntity.Rejected) reply).error()));
+    }
 
-  private static <T> CompletionStage<T> done(T value) {
-    return CompletableFuture.completedFuture(value);
-  }
+    /** A complete result; a {@code resources/read} result is cacheable (spec §7.4). */
+    private McpReply.Final complete(McpRequest request, ObjectNode result) {
+        return new McpReply.Complete(
+                request.id(),
+                request.method().equals(Methods.RESOURCES_READ) ? cachePolicy.applyTo(result.deepCopy()) : result);
+    }
+
+    private EntityRef<ToolCallEntity.Command> entity(String callId) {
+        return sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
+    }
+
+    private static <T> CompletionStage<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
+    }
 }

@@ -3,17 +3,16 @@ package dev.parley.actors.internal.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.actors.internal.CborSerializable;
 import dev.parley.runtime.internal.engine.Cancellation;
-import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.pubsub.Topic;
-
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
  * {@code notifications/cancelled} for 2025-11-25 requests over HTTP. The notification is its own
@@ -23,49 +22,55 @@ import java.util.concurrent.atomic.AtomicInteger;
  * cancellation); what the call journaled stays, as a 2026 call's does.
  */
 public final class LegacyCancellations {
-  private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
 
-  /** A cancel for {@code requestId} (its JSON text) of {@code sessionId}, sent by {@code principal}. */
-  public record Cancelled(String sessionId, String principal, String requestId) implements CborSerializable {}
+    /** A cancel for {@code requestId} (its JSON text) of {@code sessionId}, sent by {@code principal}. */
+    public record Cancelled(String sessionId, String principal, String requestId) implements CborSerializable {}
 
-  private final Map<String, List<Cancellation>> inFlight = new ConcurrentHashMap<>();
-  private final ActorRef<Topic.Command<Cancelled>> topic;
+    private final Map<String, List<Cancellation>> inFlight = new ConcurrentHashMap<>();
+    private final ActorRef<Topic.Command<Cancelled>> topic;
 
-  LegacyCancellations(ActorSystem<?> system) {
-    int instance = INSTANCES.incrementAndGet();
-    this.topic = system.systemActorOf(Topic.create(Cancelled.class, "parley-legacy-cancellations"),
-        "parley-legacy-cancellations-" + instance, Props.empty());
-    ActorRef<Cancelled> subscriber = system.systemActorOf(Behaviors.receive(Cancelled.class)
-        .onMessage(Cancelled.class, cancelled -> {
-          List<Cancellation> cancellations = inFlight.remove(key(cancelled.sessionId(), cancelled.principal(),
-              cancelled.requestId()));
-          if (cancellations != null) {
-            cancellations.forEach(Cancellation::cancel);
-          }
-          return Behaviors.same();
-        }).build(), "parley-legacy-cancellations-subscriber-" + instance, Props.empty());
-    topic.tell(Topic.subscribe(subscriber));
-  }
-
-  /**
-   * Tracks a request of {@code sessionId} in flight on this node until {@code done} fires;
-   * a cancel fires every one of {@code cancellations}.
-   */
-  public void track(String sessionId, String principal, JsonNode requestId, Cancellation done,
-      Cancellation... cancellations) {
-    String key = key(sessionId, principal, requestId.toString());
-    inFlight.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).addAll(List.of(cancellations));
-    done.onCancel(() -> inFlight.remove(key));
-  }
-
-  /** A client's {@code notifications/cancelled} on {@code sessionId}: to every node. */
-  public void cancel(String sessionId, String principal, JsonNode requestId) {
-    if (requestId != null && (requestId.isTextual() || requestId.isIntegralNumber())) {
-      topic.tell(Topic.publish(new Cancelled(sessionId, principal, requestId.toString())));
+    LegacyCancellations(ActorSystem<?> system) {
+        int instance = INSTANCES.incrementAndGet();
+        this.topic = system.systemActorOf(
+                Topic.create(Cancelled.class, "parley-legacy-cancellations"),
+                "parley-legacy-cancellations-" + instance,
+                Props.empty());
+        ActorRef<Cancelled> subscriber = system.systemActorOf(
+                Behaviors.receive(Cancelled.class)
+                        .onMessage(Cancelled.class, cancelled -> {
+                            List<Cancellation> cancellations = inFlight.remove(
+                                    key(cancelled.sessionId(), cancelled.principal(), cancelled.requestId()));
+                            if (cancellations != null) {
+                                cancellations.forEach(Cancellation::cancel);
+                            }
+                            return Behaviors.same();
+                        })
+                        .build(),
+                "parley-legacy-cancellations-subscriber-" + instance,
+                Props.empty());
+        topic.tell(Topic.subscribe(subscriber));
     }
-  }
 
-  private static String key(String sessionId, String principal, String requestId) {
-    return sessionId + '\u0000' + principal + '\u0000' + requestId;
-  }
+    /**
+     * Tracks a request of {@code sessionId} in flight on this node until {@code done} fires;
+     * a cancel fires every one of {@code cancellations}.
+     */
+    public void track(
+            String sessionId, String principal, JsonNode requestId, Cancellation done, Cancellation... cancellations) {
+        String key = key(sessionId, principal, requestId.toString());
+        inFlight.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).addAll(List.of(cancellations));
+        done.onCancel(() -> inFlight.remove(key));
+    }
+
+    /** A client's {@code notifications/cancelled} on {@code sessionId}: to every node. */
+    public void cancel(String sessionId, String principal, JsonNode requestId) {
+        if (requestId != null && (requestId.isTextual() || requestId.isIntegralNumber())) {
+            topic.tell(Topic.publish(new Cancelled(sessionId, principal, requestId.toString())));
+        }
+    }
+
+    private static String key(String sessionId, String principal, String requestId) {
+        return sessionId + '\u0000' + principal + '\u0000' + requestId;
+    }
 }

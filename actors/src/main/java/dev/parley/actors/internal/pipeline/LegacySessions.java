@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.EntityAsks;
-import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.SessionEntity;
+import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.LogLevel;
 import dev.parley.runtime.McpException;
@@ -17,11 +17,10 @@ import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.Legacy.InitializeResult;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.japi.function.Function;
-
-import java.util.concurrent.CompletionStage;
 
 /**
  * 2025-11-25 sessions, kept in {@link SessionEntity} (sharded by session id, journaled), so any
@@ -29,112 +28,142 @@ import java.util.concurrent.CompletionStage;
  * binds it to the principal that opened it.
  */
 public final class LegacySessions {
-  /** An opened session: its id (for {@code MCP-Session-Id}) and the {@code initialize} result. */
-  public record Opened(String sessionId, InitializeResult result) {}
+    /** An opened session: its id (for {@code MCP-Session-Id}) and the {@code initialize} result. */
+    public record Opened(String sessionId, InitializeResult result) {}
 
-  private final ClusterSharding sharding;
-  private final ParleySettings settings;
-  private final McpServerDefinition server;
-  private final Discovery.ServerCapabilities serverCapabilities;
-  private final JournalAvailability journal;
+    private final ClusterSharding sharding;
+    private final ParleySettings settings;
+    private final McpServerDefinition server;
+    private final Discovery.ServerCapabilities serverCapabilities;
+    private final JournalAvailability journal;
 
-  LegacySessions(ClusterSharding sharding, ParleySettings settings, McpServerDefinition server,
-      Discovery.ServerCapabilities serverCapabilities, JournalAvailability journal) {
-    this.sharding = sharding;
-    this.settings = settings;
-    this.server = server;
-    this.serverCapabilities = serverCapabilities;
-    this.journal = journal;
-  }
-
-  /** {@code initialize}: negotiates the version (2025 rules: counter-offer, never an error) and opens a session. */
-  public CompletionStage<Opened> initialize(JsonRpc.Message message, String principal) {
-    JsonNode requested = message.params().get("protocolVersion");
-    JsonNode capabilities = message.params().get("capabilities");
-    JsonNode clientInfo = message.params().get("clientInfo");
-    if (requested == null || !requested.isTextual() || capabilities == null || !capabilities.isObject()) {
-      throw McpException.invalidParams("initialize needs protocolVersion and capabilities");
+    LegacySessions(
+            ClusterSharding sharding,
+            ParleySettings settings,
+            McpServerDefinition server,
+            Discovery.ServerCapabilities serverCapabilities,
+            JournalAvailability journal) {
+        this.sharding = sharding;
+        this.settings = settings;
+        this.server = server;
+        this.serverCapabilities = serverCapabilities;
+        this.journal = journal;
     }
-    String version = Legacy.negotiate(requested.asText());
-    String sessionId = EntityIds.next();
-    return ask(sessionId, replyTo -> new SessionEntity.Open(principal, version, (ObjectNode) capabilities,
-            clientInfo instanceof ObjectNode info ? info : Json.object(), replyTo))
-        .thenApply(reply -> new Opened(sessionId, new InitializeResult(version, serverCapabilities,
-            server.serverInfo(), server.instructions())));
-  }
 
-  /** The session, or null when it does not exist for this principal (unknown, ended, someone else's). */
-  public CompletionStage<SessionEntity.SessionView> find(String sessionId, String principal) {
-    return ask(sessionId, replyTo -> new SessionEntity.Get(principal, replyTo)).thenApply(LegacySessions::viewOrNull);
-  }
-
-  public CompletionStage<SessionEntity.SessionView> setLogLevel(String sessionId, String principal, JsonRpc.Message message) {
-    JsonNode level = message.params().get("level");
-    if (level == null || !level.isTextual() || LogLevel.fromWire(level.asText()).isEmpty()) {
-      throw McpException.invalidParams("logging/setLevel needs a valid level");
+    /** {@code initialize}: negotiates the version (2025 rules: counter-offer, never an error) and opens a session. */
+    public CompletionStage<Opened> initialize(JsonRpc.Message message, String principal) {
+        JsonNode requested = message.params().get("protocolVersion");
+        JsonNode capabilities = message.params().get("capabilities");
+        JsonNode clientInfo = message.params().get("clientInfo");
+        if (requested == null || !requested.isTextual() || capabilities == null || !capabilities.isObject()) {
+            throw McpException.invalidParams("initialize needs protocolVersion and capabilities");
+        }
+        String version = Legacy.negotiate(requested.asText());
+        String sessionId = EntityIds.next();
+        return ask(
+                        sessionId,
+                        replyTo -> new SessionEntity.Open(
+                                principal,
+                                version,
+                                (ObjectNode) capabilities,
+                                clientInfo instanceof ObjectNode info ? info : Json.object(),
+                                replyTo))
+                .thenApply(reply -> new Opened(
+                        sessionId,
+                        new InitializeResult(version, serverCapabilities, server.serverInfo(), server.instructions())));
     }
-    return ask(sessionId, replyTo -> new SessionEntity.SetLogLevel(principal, level.asText(), replyTo))
-        .thenApply(LegacySessions::viewOrNull);
-  }
 
-  public CompletionStage<SessionEntity.SessionView> subscription(String sessionId, String principal,
-      JsonRpc.Message message, boolean subscribe) {
-    JsonNode uri = message.params().get("uri");
-    if (uri == null || !uri.isTextual()) {
-      throw McpException.invalidParams("params.uri is required");
+    /** The session, or null when it does not exist for this principal (unknown, ended, someone else's). */
+    public CompletionStage<SessionEntity.SessionView> find(String sessionId, String principal) {
+        return ask(sessionId, replyTo -> new SessionEntity.Get(principal, replyTo))
+                .thenApply(LegacySessions::viewOrNull);
     }
-    return ask(sessionId, replyTo -> subscribe
-            ? new SessionEntity.Subscribe(principal, uri.asText(), replyTo)
-            : new SessionEntity.Unsubscribe(principal, uri.asText(), replyTo))
-        .thenApply(LegacySessions::viewOrNull);
-  }
 
-  /** Ends the session; true when there was one to end. */
-  public CompletionStage<Boolean> end(String sessionId, String principal) {
-    return find(sessionId, principal).thenCompose(view -> view == null
-        ? java.util.concurrent.CompletableFuture.completedFuture(false)
-        : ask(sessionId, replyTo -> new SessionEntity.End(principal, replyTo)).thenApply(reply -> true));
-  }
+    public CompletionStage<SessionEntity.SessionView> setLogLevel(
+            String sessionId, String principal, JsonRpc.Message message) {
+        JsonNode level = message.params().get("level");
+        if (level == null
+                || !level.isTextual()
+                || LogLevel.fromWire(level.asText()).isEmpty()) {
+            throw McpException.invalidParams("logging/setLevel needs a valid level");
+        }
+        return ask(sessionId, replyTo -> new SessionEntity.SetLogLevel(principal, level.asText(), replyTo))
+                .thenApply(LegacySessions::viewOrNull);
+    }
 
-  /**
-   * Answers what a session answers itself ({@code ping}, {@code logging/setLevel},
-   * {@code resources/subscribe|unsubscribe}) and refuses the 2026-only methods; null for a method
-   * the request pipeline serves.
-   */
-  public CompletionStage<JsonRpc.Response> own(String sessionId, String principal, JsonRpc.Message message) {
-    JsonNode id = message.id();
-    return switch (message.method()) {
-      case Legacy.PING -> java.util.concurrent.CompletableFuture.completedFuture(empty(id));
-      case Legacy.LOGGING_SET_LEVEL -> setLogLevel(sessionId, principal, message).thenApply(view -> empty(id));
-      case Legacy.RESOURCES_SUBSCRIBE, Legacy.RESOURCES_UNSUBSCRIBE ->
-          subscription(sessionId, principal, message, message.method().equals(Legacy.RESOURCES_SUBSCRIBE))
-              .thenApply(view -> empty(id));
-      // 2026-07-28 methods: a 2025 session uses initialize, the GET stream and synchronous calls.
-      case Methods.SERVER_DISCOVER, Methods.SUBSCRIPTIONS_LISTEN, Methods.TASKS_GET, Methods.TASKS_UPDATE,
-          Methods.TASKS_CANCEL -> java.util.concurrent.CompletableFuture.completedFuture(
-              JsonRpc.Response.error(id, Errors.methodNotFound(message.method()).toError()));
-      default -> null;
-    };
-  }
+    public CompletionStage<SessionEntity.SessionView> subscription(
+            String sessionId, String principal, JsonRpc.Message message, boolean subscribe) {
+        JsonNode uri = message.params().get("uri");
+        if (uri == null || !uri.isTextual()) {
+            throw McpException.invalidParams("params.uri is required");
+        }
+        return ask(
+                        sessionId,
+                        replyTo -> subscribe
+                                ? new SessionEntity.Subscribe(principal, uri.asText(), replyTo)
+                                : new SessionEntity.Unsubscribe(principal, uri.asText(), replyTo))
+                .thenApply(LegacySessions::viewOrNull);
+    }
 
-  private static JsonRpc.Response empty(JsonNode id) {
-    return JsonRpc.Response.result(id, new Legacy.EmptyResult());
-  }
+    /** Ends the session; true when there was one to end. */
+    public CompletionStage<Boolean> end(String sessionId, String principal) {
+        return find(sessionId, principal)
+                .thenCompose(view -> view == null
+                        ? java.util.concurrent.CompletableFuture.completedFuture(false)
+                        : ask(sessionId, replyTo -> new SessionEntity.End(principal, replyTo))
+                                .thenApply(reply -> true));
+    }
 
-  /** The pipeline request a message on {@code session} is. */
-  public static McpRequest request(JsonRpc.Message message, String principal, SessionEntity.SessionView session) {
-    LogLevel level = session.logLevel() == null ? null : LogLevel.fromWire(session.logLevel()).orElse(null);
-    return McpRequest.onSession(message, principal, session.protocolVersion(), session.capabilities(), level);
-  }
+    /**
+     * Answers what a session answers itself ({@code ping}, {@code logging/setLevel},
+     * {@code resources/subscribe|unsubscribe}) and refuses the 2026-only methods; null for a method
+     * the request pipeline serves.
+     */
+    public CompletionStage<JsonRpc.Response> own(String sessionId, String principal, JsonRpc.Message message) {
+        JsonNode id = message.id();
+        return switch (message.method()) {
+            case Legacy.PING -> java.util.concurrent.CompletableFuture.completedFuture(empty(id));
+            case Legacy.LOGGING_SET_LEVEL ->
+                setLogLevel(sessionId, principal, message).thenApply(view -> empty(id));
+            case Legacy.RESOURCES_SUBSCRIBE, Legacy.RESOURCES_UNSUBSCRIBE ->
+                subscription(sessionId, principal, message, message.method().equals(Legacy.RESOURCES_SUBSCRIBE))
+                        .thenApply(view -> empty(id));
+            // 2026-07-28 methods: a 2025 session uses initialize, the GET stream and synchronous calls.
+            case Methods.SERVER_DISCOVER,
+                    Methods.SUBSCRIPTIONS_LISTEN,
+                    Methods.TASKS_GET,
+                    Methods.TASKS_UPDATE,
+                    Methods.TASKS_CANCEL ->
+                java.util.concurrent.CompletableFuture.completedFuture(JsonRpc.Response.error(
+                        id, Errors.methodNotFound(message.method()).toError()));
+            default -> null;
+        };
+    }
 
-  private static SessionEntity.SessionView viewOrNull(SessionEntity.Reply reply) {
-    return reply instanceof SessionEntity.SessionView view ? view : null;
-  }
+    private static JsonRpc.Response empty(JsonNode id) {
+        return JsonRpc.Response.result(id, new Legacy.EmptyResult());
+    }
 
-  private CompletionStage<SessionEntity.Reply> ask(String sessionId,
-      Function<ActorRef<SessionEntity.Reply>, SessionEntity.Command> message) {
-    // issue 17: a session in memory answers during a journal outage; one that is not ends with a 503
-    return EntityAsks.askUnlessUnanswered(journal, sharding.entityRefFor(SessionEntity.ENTITY_TYPE_KEY, sessionId),
-        message, settings.askAttemptTimeout(), settings.askTimeout());
-  }
+    /** The pipeline request a message on {@code session} is. */
+    public static McpRequest request(JsonRpc.Message message, String principal, SessionEntity.SessionView session) {
+        LogLevel level = session.logLevel() == null
+                ? null
+                : LogLevel.fromWire(session.logLevel()).orElse(null);
+        return McpRequest.onSession(message, principal, session.protocolVersion(), session.capabilities(), level);
+    }
+
+    private static SessionEntity.SessionView viewOrNull(SessionEntity.Reply reply) {
+        return reply instanceof SessionEntity.SessionView view ? view : null;
+    }
+
+    private CompletionStage<SessionEntity.Reply> ask(
+            String sessionId, Function<ActorRef<SessionEntity.Reply>, SessionEntity.Command> message) {
+        // issue 17: a session in memory answers during a journal outage; one that is not ends with a 503
+        return EntityAsks.askUnlessUnanswered(
+                journal,
+                sharding.entityRefFor(SessionEntity.ENTITY_TYPE_KEY, sessionId),
+                message,
+                settings.askAttemptTimeout(),
+                settings.askTimeout());
+    }
 }

@@ -14,6 +14,8 @@ import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.JsonRpc.Notification;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -24,9 +26,6 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * The one request pipeline every transport feeds: a request that passed the gate
@@ -42,145 +41,167 @@ import java.util.concurrent.CompletionStage;
  * </pre>
  */
 public final class McpPipeline {
-  private static final Logger log = LoggerFactory.getLogger(McpPipeline.class);
-  private static final int STREAM_BUFFER = 256;
+    private static final Logger log = LoggerFactory.getLogger(McpPipeline.class);
+    private static final int STREAM_BUFFER = 256;
 
-  private final McpServerDefinition server;
-  private final Materializer materializer;
-  private final CatalogRequests catalog;
-  private final CompletionRequests completion;
-  private final DurableCalls calls;
-  private final TaskRequests tasks;
-  private final ListenRequests listen;
-  private final LegacySessions sessions;
-  private final ServerRequestBridge serverRequests;
-  private final LegacyCalls legacyCalls;
-  private final StreamCursors streamCursors;
-  private final LegacyCancellations legacyCancellations;
-  private final JournalAvailability journal;
+    private final McpServerDefinition server;
+    private final Materializer materializer;
+    private final CatalogRequests catalog;
+    private final CompletionRequests completion;
+    private final DurableCalls calls;
+    private final TaskRequests tasks;
+    private final ListenRequests listen;
+    private final LegacySessions sessions;
+    private final ServerRequestBridge serverRequests;
+    private final LegacyCalls legacyCalls;
+    private final StreamCursors streamCursors;
+    private final LegacyCancellations legacyCancellations;
+    private final JournalAvailability journal;
 
-  public McpPipeline(ActorSystem<?> system, McpServerDefinition server, ReplayEngine engine,
-      RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
-      ServerNotifications notifications, TaskRequests tasks) {
-    CachePolicy cachePolicy = new CachePolicy(settings.listTtlMs(), settings.listCacheScope());
-    this.server = server;
-    this.materializer = Materializer.matFromSystem(system);
-    this.catalog = new CatalogRequests(server, settings.listPageSize(), cachePolicy);
-    this.completion = new CompletionRequests(server);
-    CallCaps caps = CallCaps.start(system, sharding, settings, tasks); // issue 12: per-principal caps
-    this.calls = new DurableCalls(system, server, engine, stateCodec, sharding, settings, cachePolicy,
-        new TaskHandOver(engine, tasks, caps), caps);
-    this.tasks = tasks;
-    this.listen = new ListenRequests(notifications);
-    this.sessions = new LegacySessions(sharding, settings, server, catalog.legacyCapabilities(),
-        JournalAvailability.get(system));
-    this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings, JournalAvailability.get(system));
-    this.legacyCalls = new LegacyCalls(this);
-    this.streamCursors = new StreamCursors(stateCodec);
-    this.legacyCancellations = new LegacyCancellations(system);
-    this.journal = JournalAvailability.get(system);
-  }
-
-  /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
-  public LegacyCalls legacyCalls() {
-    return legacyCalls;
-  }
-
-  /** Event ids of resumable 2025-11-25 call streams. */
-  public StreamCursors streamCursors() {
-    return streamCursors;
-  }
-
-  /** {@code notifications/cancelled} for 2025-11-25 requests over HTTP, on whichever node they run. */
-  public LegacyCancellations legacyCancellations() {
-    return legacyCancellations;
-  }
-
-  Materializer materializer() {
-    return materializer;
-  }
-
-  /** 2025-11-25 sessions. */
-  public LegacySessions sessions() {
-    return sessions;
-  }
-
-  /** 2025-11-25 server→client requests for the questions of waiting calls, and their answers. */
-  public ServerRequestBridge serverRequests() {
-    return serverRequests;
-  }
-
-  /**
-   * The server notifications of a 2025-11-25 session's GET stream: every list change, and the
-   * updates of the resources the session subscribed to.
-   */
-  public Source<Notification, NotUsed> sessionNotifications(String sessionId, String principal) {
-    return listen.forSession(sessionId, principal, sessions);
-  }
-
-  public McpServerDefinition server() {
-    return server;
-  }
-
-  /** Whether the journal takes writes (issue 17), and the answer while it does not. */
-  public JournalAvailability journal() {
-    return journal;
-  }
-
-  /** Answers a request with one final reply: no notifications, no cancellation. Never fails. */
-  public CompletionStage<McpReply.Final> handle(McpRequest request) {
-    return handle(request, RunEnvironment.RequestSink.NONE, new Cancellation());
-  }
-
-  /**
-   * Answers {@code subscriptions/listen}, or a request that asked for notifications (a progress
-   * token or a log level), as a stream; {@code cancellation} is how the transport says the
-   * client went away. A listen filter that is not well-formed is a final error instead.
-   */
-  public McpReply stream(McpRequest request, Cancellation cancellation) {
-    if (request.method().equals(Methods.SUBSCRIPTIONS_LISTEN)) {
-      try {
-        return listen.listen(request);
-      } catch (McpException e) {
-        return McpReply.Error.atGate(request.id(), e);
-      }
+    public McpPipeline(
+            ActorSystem<?> system,
+            McpServerDefinition server,
+            ReplayEngine engine,
+            RequestStateCodec stateCodec,
+            ClusterSharding sharding,
+            ParleySettings settings,
+            ServerNotifications notifications,
+            TaskRequests tasks) {
+        CachePolicy cachePolicy = new CachePolicy(settings.listTtlMs(), settings.listCacheScope());
+        this.server = server;
+        this.materializer = Materializer.matFromSystem(system);
+        this.catalog = new CatalogRequests(server, settings.listPageSize(), cachePolicy);
+        this.completion = new CompletionRequests(server);
+        CallCaps caps = CallCaps.start(system, sharding, settings, tasks); // issue 12: per-principal caps
+        this.calls = new DurableCalls(
+                system,
+                server,
+                engine,
+                stateCodec,
+                sharding,
+                settings,
+                cachePolicy,
+                new TaskHandOver(engine, tasks, caps),
+                caps);
+        this.tasks = tasks;
+        this.listen = new ListenRequests(notifications);
+        this.sessions = new LegacySessions(
+                sharding, settings, server, catalog.legacyCapabilities(), JournalAvailability.get(system));
+        this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings, JournalAvailability.get(system));
+        this.legacyCalls = new LegacyCalls(this);
+        this.streamCursors = new StreamCursors(stateCodec);
+        this.legacyCancellations = new LegacyCancellations(system);
+        this.journal = JournalAvailability.get(system);
     }
-    Pair<SourceQueueWithComplete<Notification>, Source<Notification, NotUsed>> queue =
-        Source.<Notification>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
-    CompletionStage<McpReply.Final> end = handle(request, new RequestNotifications(request, queue.first()), cancellation)
-        .whenComplete((reply, failure) -> queue.first().complete());
-    return new McpReply.Stream(queue.second(), end);
-  }
 
-  private CompletionStage<McpReply.Final> handle(McpRequest request, RunEnvironment.RequestSink sink,
-      Cancellation cancellation) {
-    try {
-      CompletionStage<McpReply.Final> reply = switch (request.method()) {
-        case Methods.SERVER_DISCOVER -> done(catalog.discover(request));
-        case Methods.TOOLS_LIST, Methods.PROMPTS_LIST, Methods.RESOURCES_LIST, Methods.RESOURCES_TEMPLATES_LIST ->
-            done(catalog.list(request));
-        case Methods.COMPLETION_COMPLETE -> done(completion.complete(request));
-        case Methods.TOOLS_CALL, Methods.PROMPTS_GET, Methods.RESOURCES_READ -> calls.call(request, sink, cancellation);
-        case Methods.TASKS_GET, Methods.TASKS_UPDATE, Methods.TASKS_CANCEL -> tasks.handle(request);
-        default -> done(McpReply.Error.inBand(request.id(), Errors.methodNotFound(request.method()).toError()));
-      };
-      return reply.exceptionally(failure -> internalError(request, failure));
-    } catch (McpException e) {
-      return done(McpReply.Error.inBand(request.id(), e.toError()));
-    } catch (RuntimeException e) {
-      return done(internalError(request, e));
+    /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
+    public LegacyCalls legacyCalls() {
+        return legacyCalls;
     }
-  }
 
-  private McpReply.Final internalError(McpRequest request, Throwable failure) {
-    if (JournalAvailability.isUnavailable(failure)) {
-      return McpReply.Error.inBand(request.id(), journal.error()); // issue 17: retryable, nothing acknowledged
+    /** Event ids of resumable 2025-11-25 call streams. */
+    public StreamCursors streamCursors() {
+        return streamCursors;
     }
-    log.error("{} failed", request.method(), failure);
-    return McpReply.Error.inBand(request.id(), new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null));
-  }
 
-  private static <T> CompletionStage<T> done(T value) {
-    return CompletableFuture.completedFuture(value);
-  }
+    /** {@code notifications/cancelled} for 2025-11-25 requests over HTTP, on whichever node they run. */
+    public LegacyCancellations legacyCancellations() {
+        return legacyCancellations;
+    }
+
+    Materializer materializer() {
+        return materializer;
+    }
+
+    /** 2025-11-25 sessions. */
+    public LegacySessions sessions() {
+        return sessions;
+    }
+
+    /** 2025-11-25 server→client requests for the questions of waiting calls, and their answers. */
+    public ServerRequestBridge serverRequests() {
+        return serverRequests;
+    }
+
+    /**
+     * The server notifications of a 2025-11-25 session's GET stream: every list change, and the
+     * updates of the resources the session subscribed to.
+     */
+    public Source<Notification, NotUsed> sessionNotifications(String sessionId, String principal) {
+        return listen.forSession(sessionId, principal, sessions);
+    }
+
+    public McpServerDefinition server() {
+        return server;
+    }
+
+    /** Whether the journal takes writes (issue 17), and the answer while it does not. */
+    public JournalAvailability journal() {
+        return journal;
+    }
+
+    /** Answers a request with one final reply: no notifications, no cancellation. Never fails. */
+    public CompletionStage<McpReply.Final> handle(McpRequest request) {
+        return handle(request, RunEnvironment.RequestSink.NONE, new Cancellation());
+    }
+
+    /**
+     * Answers {@code subscriptions/listen}, or a request that asked for notifications (a progress
+     * token or a log level), as a stream; {@code cancellation} is how the transport says the
+     * client went away. A listen filter that is not well-formed is a final error instead.
+     */
+    public McpReply stream(McpRequest request, Cancellation cancellation) {
+        if (request.method().equals(Methods.SUBSCRIPTIONS_LISTEN)) {
+            try {
+                return listen.listen(request);
+            } catch (McpException e) {
+                return McpReply.Error.atGate(request.id(), e);
+            }
+        }
+        Pair<SourceQueueWithComplete<Notification>, Source<Notification, NotUsed>> queue = Source.<Notification>queue(
+                        STREAM_BUFFER, OverflowStrategy.dropHead())
+                .preMaterialize(materializer);
+        CompletionStage<McpReply.Final> end = handle(
+                        request, new RequestNotifications(request, queue.first()), cancellation)
+                .whenComplete((reply, failure) -> queue.first().complete());
+        return new McpReply.Stream(queue.second(), end);
+    }
+
+    private CompletionStage<McpReply.Final> handle(
+            McpRequest request, RunEnvironment.RequestSink sink, Cancellation cancellation) {
+        try {
+            CompletionStage<McpReply.Final> reply = switch (request.method()) {
+                case Methods.SERVER_DISCOVER -> done(catalog.discover(request));
+                case Methods.TOOLS_LIST,
+                        Methods.PROMPTS_LIST,
+                        Methods.RESOURCES_LIST,
+                        Methods.RESOURCES_TEMPLATES_LIST -> done(catalog.list(request));
+                case Methods.COMPLETION_COMPLETE -> done(completion.complete(request));
+                case Methods.TOOLS_CALL, Methods.PROMPTS_GET, Methods.RESOURCES_READ ->
+                    calls.call(request, sink, cancellation);
+                case Methods.TASKS_GET, Methods.TASKS_UPDATE, Methods.TASKS_CANCEL -> tasks.handle(request);
+                default ->
+                    done(McpReply.Error.inBand(
+                            request.id(),
+                            Errors.methodNotFound(request.method()).toError()));
+            };
+            return reply.exceptionally(failure -> internalError(request, failure));
+        } catch (McpException e) {
+            return done(McpReply.Error.inBand(request.id(), e.toError()));
+        } catch (RuntimeException e) {
+            return done(internalError(request, e));
+        }
+    }
+
+    private McpReply.Final internalError(McpRequest request, Throwable failure) {
+        if (JournalAvailability.isUnavailable(failure)) {
+            return McpReply.Error.inBand(request.id(), journal.error()); // issue 17: retryable, nothing acknowledged
+        }
+        log.error("{} failed", request.method(), failure);
+        return McpReply.Error.inBand(request.id(), new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null));
+    }
+
+    private static <T> CompletionStage<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
+    }
 }

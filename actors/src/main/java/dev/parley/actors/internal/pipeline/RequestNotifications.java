@@ -13,21 +13,22 @@ import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
  * only with a progress token, log messages only at or above the request's log level.
  */
 record RequestNotifications(McpRequest request, SourceQueueWithComplete<Notification> queue)
-    implements RunEnvironment.RequestSink {
+        implements RunEnvironment.RequestSink {
 
-  @Override
-  public void progress(double done, Double total, String message) {
-    if (request.progressToken() != null) {
-      queue.offer(new Notification(Methods.NOTIFICATION_PROGRESS,
-          new Notifications.Progress(request.progressToken(), done, total, message)));
+    @Override
+    public void progress(double done, Double total, String message) {
+        if (request.progressToken() != null) {
+            queue.offer(new Notification(
+                    Methods.NOTIFICATION_PROGRESS,
+                    new Notifications.Progress(request.progressToken(), done, total, message)));
+        }
     }
-  }
 
-  @Override
-  public void log(LogLevel level, String logger, JsonNode data) {
-    if (request.logLevel() != null && level.compareTo(request.logLevel()) >= 0) {
-      queue.offer(new Notification(Methods.NOTIFICATION_MESSAGE,
-          new Notifications.LogMessage(level.wireName(), logger, data)));
+    @Override
+    public void log(LogLevel level, String logger, JsonNode data) {
+        if (request.logLevel() != null && level.compareTo(request.logLevel()) >= 0) {
+            queue.offer(new Notification(
+                    Methods.NOTIFICATION_MESSAGE, new Notifications.LogMessage(level.wireName(), logger, data)));
+        }
     }
-  }
 }

@@ -12,11 +12,6 @@ import dev.parley.runtime.internal.state.RequestStateBinding;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
-import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +20,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The same recorded asks, delivered the 2025-11-25 way: each open question of a waiting call
@@ -39,189 +38,225 @@ import java.util.concurrent.TimeoutException;
  * answer finds its entity through sharding and nobody can answer another principal's question.
  */
 public final class ServerRequestBridge {
-  private static final Logger log = LoggerFactory.getLogger(ServerRequestBridge.class);
-  private static final String ANSWER_BINDING = "server-request";
+    private static final Logger log = LoggerFactory.getLogger(ServerRequestBridge.class);
+    private static final String ANSWER_BINDING = "server-request";
 
-  private final RequestStateCodec stateCodec;
-  private final ClusterSharding sharding;
-  private final ParleySettings settings;
-  private final dev.parley.actors.internal.journal.JournalAvailability journal;
+    private final RequestStateCodec stateCodec;
+    private final ClusterSharding sharding;
+    private final ParleySettings settings;
+    private final dev.parley.actors.internal.journal.JournalAvailability journal;
 
-  ServerRequestBridge(RequestStateCodec stateCodec, ClusterSharding sharding, ParleySettings settings,
-      dev.parley.actors.internal.journal.JournalAvailability journal) {
-    this.stateCodec = stateCodec;
-    this.sharding = sharding;
-    this.settings = settings;
-    this.journal = journal;
-  }
-
-  /** The server→client requests for the questions of {@code waiting} not in {@code alreadySent}. */
-  public List<JsonRpc.Request> requestsFor(McpRequest request, McpReply.InputRequired waiting, java.util.Set<String> alreadySent) {
-    List<JsonRpc.Request> requests = new ArrayList<>();
-    for (String key : waiting.result().inputRequests().keySet()) {
-      if (alreadySent.add(key)) {
-        requests.add(requestFor(request, waiting, key));
-      }
+    ServerRequestBridge(
+            RequestStateCodec stateCodec,
+            ClusterSharding sharding,
+            ParleySettings settings,
+            dev.parley.actors.internal.journal.JournalAvailability journal) {
+        this.stateCodec = stateCodec;
+        this.sharding = sharding;
+        this.settings = settings;
+        this.journal = journal;
     }
-    return requests;
-  }
 
-  /** The server→client request for the open question {@code key} of {@code waiting}. */
-  public JsonRpc.Request requestFor(McpRequest request, McpReply.InputRequired waiting, String key) {
-    InputRequest question = waiting.result().inputRequests().get(key);
-    String sealed = stateCodec.seal(waiting.callId(), waiting.round(), binding(request.principal(), key));
-    String id = key + "." + sealed;
-    return new JsonRpc.Request(TextNode.valueOf(id), question.method(), withElicitationId(question.params(), id));
-  }
-
-  /**
-   * A URL-mode elicitation needs an {@code elicitationId} on 2025-11-25 (2026-07-28 dropped it);
-   * the request's id is unique per call, round and question, so it serves. Without it the
-   * TypeScript SDK v1 client rejects the request, which counts as {@code cancel}.
-   */
-  private static JsonNode withElicitationId(JsonNode params, String id) {
-    if (params == null || !params.isObject() || !"url".equals(params.path("mode").asText())) {
-      return params;
+    /** The server→client requests for the questions of {@code waiting} not in {@code alreadySent}. */
+    public List<JsonRpc.Request> requestsFor(
+            McpRequest request, McpReply.InputRequired waiting, java.util.Set<String> alreadySent) {
+        List<JsonRpc.Request> requests = new ArrayList<>();
+        for (String key : waiting.result().inputRequests().keySet()) {
+            if (alreadySent.add(key)) {
+                requests.add(requestFor(request, waiting, key));
+            }
+        }
+        return requests;
     }
-    com.fasterxml.jackson.databind.node.ObjectNode copy = ((com.fasterxml.jackson.databind.node.ObjectNode) params).deepCopy();
-    copy.put("elicitationId", id);
-    return copy;
-  }
 
-  /**
-   * Records a posted response as the answer to its question. A response that is not to a live
-   * question of this principal is ignored (logged), as the spec allows for late or unknown ids.
-   * A JSON-RPC error answering an elicitation counts as {@code cancel}.
-   */
-  public CompletionStage<Void> answer(JsonRpc.ClientResponse response, String principal, JsonNode capabilities) {
-    Target target = target(response.id(), principal);
-    if (target == null) {
-      return CompletableFuture.completedFuture(null);
+    /** The server→client request for the open question {@code key} of {@code waiting}. */
+    public JsonRpc.Request requestFor(McpRequest request, McpReply.InputRequired waiting, String key) {
+        InputRequest question = waiting.result().inputRequests().get(key);
+        String sealed = stateCodec.seal(waiting.callId(), waiting.round(), binding(request.principal(), key));
+        String id = key + "." + sealed;
+        return new JsonRpc.Request(TextNode.valueOf(id), question.method(), withElicitationId(question.params(), id));
     }
-    JsonNode answer = response.result() != null ? response.result() : Json.object().put("action", "cancel");
-    EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, target.callId());
-    // issue 17: an answer the journal cannot take ends with a 503 (the client posts it again)
-    return dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>askUnlessUnanswered(journal, call,
-            replyTo -> new ToolCallEntity.AnswerQuestion(target.key(), answer, principal,
-                capabilities == null ? Json.object() : (com.fasterxml.jackson.databind.node.ObjectNode) capabilities, replyTo),
-            settings.askAttemptTimeout(), settings.askTimeout())
-        .thenAccept(reply -> {
-          if (reply instanceof ToolCallEntity.Rejected rejected) {
-            log.info("answer to {} refused: {}", target.key(), rejected.error().message());
-          }
-        });
-  }
 
-  /**
-   * What the round {@code waiting} ends with once its answers are in: the next round's
-   * questions, the result, or an error. Asks the entity again while an attempt gets no answer,
-   * until {@code cancellation} fires or the round outlives a {@code requestState}.
-   */
-  public CompletionStage<McpReply.Final> next(McpRequest request, McpReply.InputRequired waiting, Cancellation cancellation) {
-    return outcomeOf(request, waiting.callId(), waiting.round(), cancellation);
-  }
+    /**
+     * A URL-mode elicitation needs an {@code elicitationId} on 2025-11-25 (2026-07-28 dropped it);
+     * the request's id is unique per call, round and question, so it serves. Without it the
+     * TypeScript SDK v1 client rejects the request, which counts as {@code cancel}.
+     */
+    private static JsonNode withElicitationId(JsonNode params, String id) {
+        if (params == null
+                || !params.isObject()
+                || !"url".equals(params.path("mode").asText())) {
+            return params;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode copy =
+                ((com.fasterxml.jackson.databind.node.ObjectNode) params).deepCopy();
+        copy.put("elicitationId", id);
+        return copy;
+    }
 
-  /**
-   * What {@code round} of call {@code callId} ended with, from the call's journal (round 0: the
-   * first round); waits while it has not ended. For a resuming stream.
-   */
-  public CompletionStage<McpReply.Final> outcomeOf(McpRequest request, String callId, int round,
-      Cancellation cancellation) {
-    long deadline = System.nanoTime() + settings.requestStateLifetime().toNanos();
-    return await(request, callId, round, cancellation, deadline);
-  }
+    /**
+     * Records a posted response as the answer to its question. A response that is not to a live
+     * question of this principal is ignored (logged), as the spec allows for late or unknown ids.
+     * A JSON-RPC error answering an elicitation counts as {@code cancel}.
+     */
+    public CompletionStage<Void> answer(JsonRpc.ClientResponse response, String principal, JsonNode capabilities) {
+        Target target = target(response.id(), principal);
+        if (target == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        JsonNode answer =
+                response.result() != null ? response.result() : Json.object().put("action", "cancel");
+        EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, target.callId());
+        // issue 17: an answer the journal cannot take ends with a 503 (the client posts it again)
+        return dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>askUnlessUnanswered(
+                        journal,
+                        call,
+                        replyTo -> new ToolCallEntity.AnswerQuestion(
+                                target.key(),
+                                answer,
+                                principal,
+                                capabilities == null
+                                        ? Json.object()
+                                        : (com.fasterxml.jackson.databind.node.ObjectNode) capabilities,
+                                replyTo),
+                        settings.askAttemptTimeout(),
+                        settings.askTimeout())
+                .thenAccept(reply -> {
+                    if (reply instanceof ToolCallEntity.Rejected rejected) {
+                        log.info(
+                                "answer to {} refused: {}",
+                                target.key(),
+                                rejected.error().message());
+                    }
+                });
+    }
 
-  private CompletionStage<McpReply.Final> await(McpRequest request, String callId, int round,
-      Cancellation cancellation, long deadline) {
-    EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
-    Duration attempt = settings.askAttemptTimeout();
-    return dev.parley.actors.internal.PekkoStages.direct(call.<ToolCallEntity.Reply>ask(
-            replyTo -> new ToolCallEntity.AwaitRound(round, request.principal(), replyTo), attempt))
-        .handle((reply, failure) -> {
-          Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-          if (cause instanceof TimeoutException && !cancellation.isCancelled() && System.nanoTime() < deadline) {
-            return await(request, callId, round, cancellation, deadline);
-          }
-          if (cause != null) {
-            return CompletableFuture.<McpReply.Final>failedFuture(cause);
-          }
-          return CompletableFuture.completedFuture(toReply(request, callId, reply));
-        })
-        .thenCompose(stage -> stage);
-  }
+    /**
+     * What the round {@code waiting} ends with once its answers are in: the next round's
+     * questions, the result, or an error. Asks the entity again while an attempt gets no answer,
+     * until {@code cancellation} fires or the round outlives a {@code requestState}.
+     */
+    public CompletionStage<McpReply.Final> next(
+            McpRequest request, McpReply.InputRequired waiting, Cancellation cancellation) {
+        return outcomeOf(request, waiting.callId(), waiting.round(), cancellation);
+    }
 
-  private McpReply.Final toReply(McpRequest request, String callId, ToolCallEntity.Reply reply) {
-    if (reply instanceof ToolCallEntity.Asked asked) {
-      Map<String, InputRequest> open = new java.util.LinkedHashMap<>();
-      asked.questions().forEach(question -> open.put(question.key(), question.request()));
-      return new McpReply.InputRequired(request.id(),
-          new dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult(open, null), callId, asked.round());
+    /**
+     * What {@code round} of call {@code callId} ended with, from the call's journal (round 0: the
+     * first round); waits while it has not ended. For a resuming stream.
+     */
+    public CompletionStage<McpReply.Final> outcomeOf(
+            McpRequest request, String callId, int round, Cancellation cancellation) {
+        long deadline = System.nanoTime() + settings.requestStateLifetime().toNanos();
+        return await(request, callId, round, cancellation, deadline);
     }
-    if (reply instanceof ToolCallEntity.Finished finished) {
-      return new McpReply.Complete(request.id(), finished.result());
-    }
-    if (reply instanceof ToolCallEntity.Rejected rejected) {
-      return McpReply.Error.inBand(request.id(), rejected.error());
-    }
-    // A 2025-11-25 request never runs as a task: its runs are synchronous.
-    return McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE);
-  }
 
-  /**
-   * Journals the outcome of a 2025 first round that ended after its stream's connection went
-   * away, under the id the request named its call with, for the client's resuming stream. A first
-   * round that asked is journaled already (its call started under that id).
-   */
-  void recordFirstRound(McpRequest request, McpReply.Final reply) {
-    if (request.callId() == null || reply instanceof McpReply.InputRequired) {
-      return;
+    private CompletionStage<McpReply.Final> await(
+            McpRequest request, String callId, int round, Cancellation cancellation, long deadline) {
+        EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
+        Duration attempt = settings.askAttemptTimeout();
+        return dev.parley.actors.internal.PekkoStages.direct(call.<ToolCallEntity.Reply>ask(
+                        replyTo -> new ToolCallEntity.AwaitRound(round, request.principal(), replyTo), attempt))
+                .handle((reply, failure) -> {
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause()
+                            : failure;
+                    if (cause instanceof TimeoutException
+                            && !cancellation.isCancelled()
+                            && System.nanoTime() < deadline) {
+                        return await(request, callId, round, cancellation, deadline);
+                    }
+                    if (cause != null) {
+                        return CompletableFuture.<McpReply.Final>failedFuture(cause);
+                    }
+                    return CompletableFuture.completedFuture(toReply(request, callId, reply));
+                })
+                .thenCompose(stage -> stage);
     }
-    ObjectNode result = null;
-    dev.parley.runtime.internal.wire.JsonRpc.ErrorObject error = null;
-    if (reply instanceof McpReply.Complete complete) {
-      result = Json.MAPPER.valueToTree(complete.result());
-    } else {
-      error = reply.response().error();
-    }
-    String name = request.params().path(request.method().equals("resources/read") ? "uri" : "name").asText("");
-    JsonNode arguments = request.params().get("arguments");
-    ObjectNode args = arguments instanceof ObjectNode object ? object : Json.object();
-    ObjectNode outcome = result;
-    dev.parley.runtime.internal.wire.JsonRpc.ErrorObject failure = error;
-    EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, request.callId());
-    dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(call,
-            replyTo -> new ToolCallEntity.RecordFirstRound(request.method(), name, args, request.principal(),
-                outcome, failure, replyTo),
-            settings.askAttemptTimeout(), settings.askTimeout())
-        .whenComplete((recorded, problem) -> {
-          if (problem != null) {
-            log.warn("could not journal the first round of call {} for its resuming stream", request.callId(), problem);
-          }
-        });
-  }
 
-  private record Target(String callId, String key) {}
+    private McpReply.Final toReply(McpRequest request, String callId, ToolCallEntity.Reply reply) {
+        if (reply instanceof ToolCallEntity.Asked asked) {
+            Map<String, InputRequest> open = new java.util.LinkedHashMap<>();
+            asked.questions().forEach(question -> open.put(question.key(), question.request()));
+            return new McpReply.InputRequired(
+                    request.id(),
+                    new dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult(open, null),
+                    callId,
+                    asked.round());
+        }
+        if (reply instanceof ToolCallEntity.Finished finished) {
+            return new McpReply.Complete(request.id(), finished.result());
+        }
+        if (reply instanceof ToolCallEntity.Rejected rejected) {
+            return McpReply.Error.inBand(request.id(), rejected.error());
+        }
+        // A 2025-11-25 request never runs as a task: its runs are synchronous.
+        return McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE);
+    }
 
-  private Target target(JsonNode id, String principal) {
-    if (id == null || !id.isTextual()) {
-      return null;
+    /**
+     * Journals the outcome of a 2025 first round that ended after its stream's connection went
+     * away, under the id the request named its call with, for the client's resuming stream. A first
+     * round that asked is journaled already (its call started under that id).
+     */
+    void recordFirstRound(McpRequest request, McpReply.Final reply) {
+        if (request.callId() == null || reply instanceof McpReply.InputRequired) {
+            return;
+        }
+        ObjectNode result = null;
+        dev.parley.runtime.internal.wire.JsonRpc.ErrorObject error = null;
+        if (reply instanceof McpReply.Complete complete) {
+            result = Json.MAPPER.valueToTree(complete.result());
+        } else {
+            error = reply.response().error();
+        }
+        String name = request.params()
+                .path(request.method().equals("resources/read") ? "uri" : "name")
+                .asText("");
+        JsonNode arguments = request.params().get("arguments");
+        ObjectNode args = arguments instanceof ObjectNode object ? object : Json.object();
+        ObjectNode outcome = result;
+        dev.parley.runtime.internal.wire.JsonRpc.ErrorObject failure = error;
+        EntityRef<ToolCallEntity.Command> call =
+                sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, request.callId());
+        dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
+                        call,
+                        replyTo -> new ToolCallEntity.RecordFirstRound(
+                                request.method(), name, args, request.principal(), outcome, failure, replyTo),
+                        settings.askAttemptTimeout(),
+                        settings.askTimeout())
+                .whenComplete((recorded, problem) -> {
+                    if (problem != null) {
+                        log.warn(
+                                "could not journal the first round of call {} for its resuming stream",
+                                request.callId(),
+                                problem);
+                    }
+                });
     }
-    String text = id.asText();
-    int dot = text.lastIndexOf('.'); // a key may hold dots; the seal (base64url) never does
-    if (dot <= 0) {
-      return null;
-    }
-    String key = text.substring(0, dot);
-    try {
-      RequestStateCodec.Opened opened = stateCodec.open(text.substring(dot + 1), binding(principal, key));
-      return new Target(opened.callId(), key);
-    } catch (InvalidRequestStateException e) {
-      log.info("ignored a response to an unknown server request: {}", e.getMessage());
-      return null;
-    }
-  }
 
-  private static RequestStateBinding binding(String principal, String key) {
-    return new RequestStateBinding(principal, ANSWER_BINDING, key, "");
-  }
+    private record Target(String callId, String key) {}
+
+    private Target target(JsonNode id, String principal) {
+        if (id == null || !id.isTextual()) {
+            return null;
+        }
+        String text = id.asText();
+        int dot = text.lastIndexOf('.'); // a key may hold dots; the seal (base64url) never does
+        if (dot <= 0) {
+            return null;
+        }
+        String key = text.substring(0, dot);
+        try {
+            RequestStateCodec.Opened opened = stateCodec.open(text.substring(dot + 1), binding(principal, key));
+            return new Target(opened.callId(), key);
+        } catch (InvalidRequestStateException e) {
+            log.info("ignored a response to an unknown server request: {}", e.getMessage());
+            return null;
+        }
+    }
+
+    private static RequestStateBinding binding(String principal, String key) {
+        return new RequestStateBinding(principal, ANSWER_BINDING, key, "");
+    }
 }

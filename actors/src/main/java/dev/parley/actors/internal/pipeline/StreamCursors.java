@@ -19,47 +19,48 @@ import dev.parley.runtime.internal.state.RequestStateCodec;
  * and counter make every id unique across the session's streams (spec 2025-11-25 §3.5).
  */
 public final class StreamCursors {
-  public static final int ROUND_START = 0;
-  public static final int RESPONSE = Integer.MAX_VALUE;
-  private static final String PURPOSE = "sse-event";
+    public static final int ROUND_START = 0;
+    public static final int RESPONSE = Integer.MAX_VALUE;
+    private static final String PURPOSE = "sse-event";
 
-  /** Where a stream is: after {@code position} events of {@code round} of call {@code callId}. */
-  public record Cursor(String callId, int round, int position, JsonNode requestId) {}
+    /** Where a stream is: after {@code position} events of {@code round} of call {@code callId}. */
+    public record Cursor(String callId, int round, int position, JsonNode requestId) {}
 
-  private final RequestStateCodec codec;
+    private final RequestStateCodec codec;
 
-  StreamCursors(RequestStateCodec codec) {
-    this.codec = codec;
-  }
-
-  /**
-   * The event id for {@code cursor}; null when it cannot be sealed (a request id so long the id
-   * would pass the size limit), and the event then goes without an id.
-   */
-  public String seal(Cursor cursor, String principal, String sessionId, String uniqueness) {
-    String payload = cursor.callId() + ' ' + cursor.position() + ' ' + uniqueness + ' ' + Json.write(cursor.requestId());
-    try {
-      return codec.seal(payload, cursor.round(), binding(principal, sessionId));
-    } catch (IllegalArgumentException tooLong) {
-      return null;
+    StreamCursors(RequestStateCodec codec) {
+        this.codec = codec;
     }
-  }
 
-  /** Opens a {@code Last-Event-ID}; refused when forged, expired, or of another principal or session. */
-  public Cursor open(String eventId, String principal, String sessionId) throws InvalidRequestStateException {
-    RequestStateCodec.Opened opened = codec.open(eventId, binding(principal, sessionId));
-    String[] parts = opened.callId().split(" ", 4);
-    if (parts.length != 4) {
-      throw new InvalidRequestStateException("not a stream event id");
+    /**
+     * The event id for {@code cursor}; null when it cannot be sealed (a request id so long the id
+     * would pass the size limit), and the event then goes without an id.
+     */
+    public String seal(Cursor cursor, String principal, String sessionId, String uniqueness) {
+        String payload =
+                cursor.callId() + ' ' + cursor.position() + ' ' + uniqueness + ' ' + Json.write(cursor.requestId());
+        try {
+            return codec.seal(payload, cursor.round(), binding(principal, sessionId));
+        } catch (IllegalArgumentException tooLong) {
+            return null;
+        }
     }
-    try {
-      return new Cursor(parts[0], opened.round(), Integer.parseInt(parts[1]), Json.MAPPER.readTree(parts[3]));
-    } catch (NumberFormatException | java.io.IOException e) {
-      throw new InvalidRequestStateException("not a stream event id");
-    }
-  }
 
-  private static RequestStateBinding binding(String principal, String sessionId) {
-    return new RequestStateBinding(principal, PURPOSE, sessionId, "");
-  }
+    /** Opens a {@code Last-Event-ID}; refused when forged, expired, or of another principal or session. */
+    public Cursor open(String eventId, String principal, String sessionId) throws InvalidRequestStateException {
+        RequestStateCodec.Opened opened = codec.open(eventId, binding(principal, sessionId));
+        String[] parts = opened.callId().split(" ", 4);
+        if (parts.length != 4) {
+            throw new InvalidRequestStateException("not a stream event id");
+        }
+        try {
+            return new Cursor(parts[0], opened.round(), Integer.parseInt(parts[1]), Json.MAPPER.readTree(parts[3]));
+        } catch (NumberFormatException | java.io.IOException e) {
+            throw new InvalidRequestStateException("not a stream event id");
+        }
+    }
+
+    private static RequestStateBinding binding(String principal, String sessionId) {
+        return new RequestStateBinding(principal, PURPOSE, sessionId, "");
+    }
 }

@@ -15,7 +15,6 @@ import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.Tasks.CreateTaskResult;
-
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -42,75 +41,102 @@ import java.util.concurrent.TimeUnit;
  * Creation is idempotent per task id, so a retried hand-over never starts a second task.
  */
 final class TaskHandOver {
-  private final ReplayEngine engine;
-  private final TaskRequests tasks;
-  private final CallCaps caps;
+    private final ReplayEngine engine;
+    private final TaskRequests tasks;
+    private final CallCaps caps;
 
-  TaskHandOver(ReplayEngine engine, TaskRequests tasks, CallCaps caps) {
-    this.engine = engine;
-    this.tasks = tasks;
-    this.caps = caps;
-  }
-
-  CompletionStage<McpReply.Final> fromFirstRound(McpRequest request, String name, ObjectNode arguments,
-      RunOutcome.BecameTask becameTask) {
-    return create(request, EntityIds.next(), name, arguments, Map.of(), becameTask.newSteps());
-  }
-
-  /**
-   * Runs a first round with a time budget synchronously; {@code ended} answers it when it ends in
-   * time. Otherwise the run is cancelled and the call becomes a task over the steps it journaled.
-   */
-  CompletionStage<McpReply.Final> firstRoundWithinBudget(McpRequest request, CallTarget target, String name,
-      ObjectNode arguments, RunEnvironment asTask,
-      java.util.function.Function<RunOutcome, CompletionStage<McpReply.Final>> ended) {
-    RunEnvironment synchronous = new RunEnvironment(asTask.principal(), asTask.capabilities(), asTask.sink(),
-        asTask.cancellation(), RunEnvironment.TaskMode.SYNCHRONOUS);
-    Map<String, JsonNode> journaled = Collections.synchronizedMap(new LinkedHashMap<>());
-    CompletableFuture<RunOutcome> run = engine.run(target, arguments, synchronous, CallHistory.EMPTY, journaled::put)
-        .toCompletableFuture();
-    CompletableFuture<Boolean> inTime = run.thenApply(outcome -> true)
-        .completeOnTimeout(false, target.taskBudget().toMillis(), TimeUnit.MILLISECONDS);
-    return inTime.thenCompose(finished -> {
-      if (finished) {
-        return run.thenCompose(ended);
-      }
-      asTask.cancellation().cancel();
-      return run.thenCompose(stopped -> {
-        Map<String, JsonNode> steps;
-        synchronized (journaled) {
-          steps = new LinkedHashMap<>(journaled);
-        }
-        return create(request, EntityIds.next(), name, arguments, Map.of(), steps);
-      });
-    });
-  }
-
-  CompletionStage<McpReply.Final> fromRetry(McpRequest request, String name, ObjectNode arguments,
-      ToolCallEntity.HandedOver handedOver) {
-    if (!request.capabilities().extension(Meta.TASKS_EXTENSION)) {
-      // A repeated retry of a round that became a task, from a request that did not declare the
-      // extension: never a CreateTaskResult to it (spec §3.1); the call can only be followed as a task.
-      return CompletableFuture.completedFuture(McpReply.Error.inBand(request.id(), Errors.tasksExtensionRequired().toError()));
+    TaskHandOver(ReplayEngine engine, TaskRequests tasks, CallCaps caps) {
+        this.engine = engine;
+        this.tasks = tasks;
+        this.caps = caps;
     }
-    return create(request, handedOver.taskId(), name, arguments, handedOver.answers(), handedOver.steps());
-  }
 
-  /** Journals the task's creation (idempotently for {@code taskId}), then answers its handle. */
-  private CompletionStage<McpReply.Final> create(McpRequest request, String taskId, String name, ObjectNode arguments,
-      Map<String, RecordedAnswer> answers, Map<String, JsonNode> steps) {
-    // issue 12: over the principal's cap of tasks in flight, refused before the task is journaled
-    return caps.take(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId).thenCompose(overCap ->
-        overCap.isPresent() ? CompletableFuture.<McpReply.Final>completedFuture(McpReply.Error.inBand(request.id(), overCap.get()))
-        : tasks.ask(tasks.task(taskId), replyTo -> new TaskEntity.Create(request.method(), name, arguments,
-                request.principal(), request.capabilities().declared(), answers, steps, replyTo))
-            .<McpReply.Final>thenApply(reply -> reply instanceof TaskEntity.TaskView view
-                ? new McpReply.TaskCreated(request.id(), CreateTaskResult.of(tasks.detailed(view)))
-                : McpReply.Error.inBand(request.id(), TaskRequests.UNKNOWN_TASK))
-            .whenComplete((reply, failure) -> {
-              if (!(reply instanceof McpReply.TaskCreated)) {
-                caps.release(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
-              }
-            }));
-  }
+    CompletionStage<McpReply.Final> fromFirstRound(
+            McpRequest request, String name, ObjectNode arguments, RunOutcome.BecameTask becameTask) {
+        return create(request, EntityIds.next(), name, arguments, Map.of(), becameTask.newSteps());
+    }
+
+    /**
+     * Runs a first round with a time budget synchronously; {@code ended} answers it when it ends in
+     * time. Otherwise the run is cancelled and the call becomes a task over the steps it journaled.
+     */
+    CompletionStage<McpReply.Final> firstRoundWithinBudget(
+            McpRequest request,
+            CallTarget target,
+            String name,
+            ObjectNode arguments,
+            RunEnvironment asTask,
+            java.util.function.Function<RunOutcome, CompletionStage<McpReply.Final>> ended) {
+        RunEnvironment synchronous = new RunEnvironment(
+                asTask.principal(),
+                asTask.capabilities(),
+                asTask.sink(),
+                asTask.cancellation(),
+                RunEnvironment.TaskMode.SYNCHRONOUS);
+        Map<String, JsonNode> journaled = Collections.synchronizedMap(new LinkedHashMap<>());
+        CompletableFuture<RunOutcome> run = engine.run(
+                        target, arguments, synchronous, CallHistory.EMPTY, journaled::put)
+                .toCompletableFuture();
+        CompletableFuture<Boolean> inTime = run.thenApply(outcome -> true)
+                .completeOnTimeout(false, target.taskBudget().toMillis(), TimeUnit.MILLISECONDS);
+        return inTime.thenCompose(finished -> {
+            if (finished) {
+                return run.thenCompose(ended);
+            }
+            asTask.cancellation().cancel();
+            return run.thenCompose(stopped -> {
+                Map<String, JsonNode> steps;
+                synchronized (journaled) {
+                    steps = new LinkedHashMap<>(journaled);
+                }
+                return create(request, EntityIds.next(), name, arguments, Map.of(), steps);
+            });
+        });
+    }
+
+    CompletionStage<McpReply.Final> fromRetry(
+            McpRequest request, String name, ObjectNode arguments, ToolCallEntity.HandedOver handedOver) {
+        if (!request.capabilities().extension(Meta.TASKS_EXTENSION)) {
+            // A repeated retry of a round that became a task, from a request that did not declare the
+            // extension: never a CreateTaskResult to it (spec §3.1); the call can only be followed as a task.
+            return CompletableFuture.completedFuture(McpReply.Error.inBand(
+                    request.id(), Errors.tasksExtensionRequired().toError()));
+        }
+        return create(request, handedOver.taskId(), name, arguments, handedOver.answers(), handedOver.steps());
+    }
+
+    /** Journals the task's creation (idempotently for {@code taskId}), then answers its handle. */
+    private CompletionStage<McpReply.Final> create(
+            McpRequest request,
+            String taskId,
+            String name,
+            ObjectNode arguments,
+            Map<String, RecordedAnswer> answers,
+            Map<String, JsonNode> steps) {
+        // issue 12: over the principal's cap of tasks in flight, refused before the task is journaled
+        return caps.take(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId)
+                .thenCompose(overCap -> overCap.isPresent()
+                        ? CompletableFuture.<McpReply.Final>completedFuture(
+                                McpReply.Error.inBand(request.id(), overCap.get()))
+                        : tasks.ask(
+                                        tasks.task(taskId),
+                                        replyTo -> new TaskEntity.Create(
+                                                request.method(),
+                                                name,
+                                                arguments,
+                                                request.principal(),
+                                                request.capabilities().declared(),
+                                                answers,
+                                                steps,
+                                                replyTo))
+                                .<McpReply.Final>thenApply(reply -> reply instanceof TaskEntity.TaskView view
+                                        ? new McpReply.TaskCreated(
+                                                request.id(), CreateTaskResult.of(tasks.detailed(view)))
+                                        : McpReply.Error.inBand(request.id(), TaskRequests.UNKNOWN_TASK))
+                                .whenComplete((reply, failure) -> {
+                                    if (!(reply instanceof McpReply.TaskCreated)) {
+                                        caps.release(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
+                                    }
+                                }));
+    }
 }

@@ -1,8 +1,7 @@
 package dev.parley.http.internal.auth;
 
-import dev.parley.http.auth.AuthSettings;
 import com.fasterxml.jackson.annotation.JsonProperty;
-
+import dev.parley.http.auth.AuthSettings;
 import java.net.URI;
 import java.util.List;
 
@@ -11,25 +10,27 @@ import java.util.List;
  * authorization servers and the scopes for this resource.
  */
 public record ProtectedResourceMetadata(
-    @JsonProperty("resource") String resource,
-    @JsonProperty("authorization_servers") List<String> authorizationServers,
-    @JsonProperty("scopes_supported") List<String> scopesSupported,
-    @JsonProperty("bearer_methods_supported") List<String> bearerMethodsSupported) {
+        @JsonProperty("resource") String resource,
+        @JsonProperty("authorization_servers") List<String> authorizationServers,
+        @JsonProperty("scopes_supported") List<String> scopesSupported,
+        @JsonProperty("bearer_methods_supported") List<String> bearerMethodsSupported) {
 
-  public static final String WELL_KNOWN = "/.well-known/oauth-protected-resource";
+    public static final String WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
-  public static ProtectedResourceMetadata of(AuthSettings settings) {
-    return new ProtectedResourceMetadata(settings.resource().toString(),
-        settings.authorizationServers().stream().map(URI::toString).toList(),
-        settings.scopesSupported(), List.of("header"));
-  }
+    public static ProtectedResourceMetadata of(AuthSettings settings) {
+        return new ProtectedResourceMetadata(
+                settings.resource().toString(),
+                settings.authorizationServers().stream().map(URI::toString).toList(),
+                settings.scopesSupported(),
+                List.of("header"));
+    }
 
-  /**
-   * The metadata URL for {@code resource} (RFC 9728 §3.1): the well-known path inserted between
-   * the host and the resource's path, e.g. {@code http://h:8080/.well-known/oauth-protected-resource/mcp}.
-   */
-  public static String urlFor(URI resource) {
-    String path = resource.getRawPath() == null || resource.getRawPath().equals("/") ? "" : resource.getRawPath();
-    return resource.getScheme() + "://" + resource.getRawAuthority() + WELL_KNOWN + path;
-  }
+    /**
+     * The metadata URL for {@code resource} (RFC 9728 §3.1): the well-known path inserted between
+     * the host and the resource's path, e.g. {@code http://h:8080/.well-known/oauth-protected-resource/mcp}.
+     */
+    public static String urlFor(URI resource) {
+        String path = resource.getRawPath() == null || resource.getRawPath().equals("/") ? "" : resource.getRawPath();
+        return resource.getScheme() + "://" + resource.getRawAuthority() + WELL_KNOWN + path;
+    }
 }

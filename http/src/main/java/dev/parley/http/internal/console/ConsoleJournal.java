@@ -2,11 +2,10 @@ package dev.parley.http.internal.console;
 
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.internal.JournalBrowser;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
-
-import java.util.Optional;
 
 /**
  * The journal a node's console reads. pekko-management creates the console's routes by
@@ -14,25 +13,25 @@ import java.util.Optional;
  * database here first ({@link #use}).
  */
 public final class ConsoleJournal implements Extension {
-  private static final ExtensionId<ConsoleJournal> ID = new ExtensionId<>() {
-    @Override
-    public ConsoleJournal createExtension(ActorSystem<?> system) {
-      return new ConsoleJournal();
+    private static final ExtensionId<ConsoleJournal> ID = new ExtensionId<>() {
+        @Override
+        public ConsoleJournal createExtension(ActorSystem<?> system) {
+            return new ConsoleJournal();
+        }
+    };
+
+    private volatile JournalBrowser browser;
+
+    public static ConsoleJournal get(ActorSystem<?> system) {
+        return ID.apply(system);
     }
-  };
 
-  private volatile JournalBrowser browser;
+    public void use(JournalDatabase database) {
+        this.browser = new JournalBrowser(database);
+    }
 
-  public static ConsoleJournal get(ActorSystem<?> system) {
-    return ID.apply(system);
-  }
-
-  public void use(JournalDatabase database) {
-    this.browser = new JournalBrowser(database);
-  }
-
-  /** Empty until the node's server named its journal. */
-  Optional<JournalBrowser> browser() {
-    return Optional.ofNullable(browser);
-  }
+    /** Empty until the node's server named its journal. */
+    Optional<JournalBrowser> browser() {
+        return Optional.ofNullable(browser);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.parley.http.internal.ops;
 
 import dev.parley.actors.internal.ops.ParleyMetrics;
+import java.nio.charset.StandardCharsets;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.model.ContentType;
@@ -13,24 +14,25 @@ import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.management.javadsl.ManagementRouteProvider;
 import org.apache.pekko.management.javadsl.ManagementRouteProviderSettings;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * {@code GET /metrics} on the management port: the node's Micrometer registry in the
  * Prometheus text format (configured in {@code pekko.management.http.routes}).
  */
 public final class MetricsRoutes extends AllDirectives implements ManagementRouteProvider {
-  private static final ContentType PROMETHEUS_TEXT = MediaTypes.TEXT_PLAIN.toContentType(HttpCharsets.UTF_8);
+    private static final ContentType PROMETHEUS_TEXT = MediaTypes.TEXT_PLAIN.toContentType(HttpCharsets.UTF_8);
 
-  private final ParleyMetrics metrics;
+    private final ParleyMetrics metrics;
 
-  public MetricsRoutes(ExtendedActorSystem system) {
-    this.metrics = ParleyMetrics.get(Adapter.toTyped(system));
-  }
+    public MetricsRoutes(ExtendedActorSystem system) {
+        this.metrics = ParleyMetrics.get(Adapter.toTyped(system));
+    }
 
-  @Override
-  public Route routes(ManagementRouteProviderSettings settings) {
-    return path("metrics", () -> get(() -> complete(HttpResponse.create()
-        .withEntity(HttpEntities.create(PROMETHEUS_TEXT, metrics.scrape().getBytes(StandardCharsets.UTF_8))))));
-  }
+    @Override
+    public Route routes(ManagementRouteProviderSettings settings) {
+        return path(
+                "metrics",
+                () -> get(() -> complete(HttpResponse.create()
+                        .withEntity(HttpEntities.create(
+                                PROMETHEUS_TEXT, metrics.scrape().getBytes(StandardCharsets.UTF_8))))));
+    }
 }

@@ -5,6 +5,8 @@ import dev.parley.actors.internal.ops.NodeHealth;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.http.internal.HttpReplies;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -17,9 +19,6 @@ import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.apache.pekko.pattern.Patterns;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A node's shutdown on Pekko's {@link CoordinatedShutdown} (run by its JVM hook on SIGTERM, or
@@ -37,61 +36,70 @@ import java.util.concurrent.CompletableFuture;
  * </ol>
  */
 public final class NodeLifecycle extends AllDirectives {
-  private static final Logger log = LoggerFactory.getLogger(NodeLifecycle.class);
+    private static final Logger log = LoggerFactory.getLogger(NodeLifecycle.class);
 
-  /** The {@code parley.lifecycle} block. */
-  public record Settings(Duration readinessDelay, Duration inFlightTimeout, Duration retryAfter) {
-    public static Settings from(Config config) {
-      Config lifecycle = config.getConfig("parley.lifecycle");
-      return new Settings(lifecycle.getDuration("readiness-delay"), lifecycle.getDuration("in-flight-timeout"),
-          lifecycle.getDuration("retry-after"));
+    /** The {@code parley.lifecycle} block. */
+    public record Settings(Duration readinessDelay, Duration inFlightTimeout, Duration retryAfter) {
+        public static Settings from(Config config) {
+            Config lifecycle = config.getConfig("parley.lifecycle");
+            return new Settings(
+                    lifecycle.getDuration("readiness-delay"),
+                    lifecycle.getDuration("in-flight-timeout"),
+                    lifecycle.getDuration("retry-after"));
+        }
     }
-  }
 
-  private final ActorSystem<?> system;
-  private final NodeHealth health;
-  private final ParleyMetrics metrics;
-  private final Settings settings;
+    private final ActorSystem<?> system;
+    private final NodeHealth health;
+    private final ParleyMetrics metrics;
+    private final Settings settings;
 
-  /** The lifecycle of the node on {@code system}; {@link #install} adds its shutdown tasks. */
-  public NodeLifecycle(ActorSystem<?> system, Settings settings) {
-    this.system = system;
-    this.health = NodeHealth.get(system);
-    this.metrics = ParleyMetrics.get(system);
-    this.settings = settings;
-  }
-
-  /** Registers the shutdown tasks for the MCP endpoint's {@code binding}; marks the endpoint bound. */
-  public void install(ServerBinding binding, boolean managementStarted) {
-    CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
-    shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "parley-not-ready", () -> {
-      health.startDraining();
-      log.info("draining: not ready; new requests get 503; the MCP port closes in {} ms",
-          settings.readinessDelay().toMillis());
-      return Patterns.after(settings.readinessDelay(), system.classicSystem().scheduler(), system.executionContext(),
-          () -> CompletableFuture.completedFuture(Done.getInstance()));
-    });
-    // service-unbind: stop accepting; service-requests-done: in-flight requests get their time.
-    binding.addToCoordinatedShutdown(settings.inFlightTimeout(), system);
-    if (managementStarted) {
-      shutdown.addTask(CoordinatedShutdown.PhaseBeforeActorSystemTerminate(), "parley-management-stop",
-          () -> PekkoManagement.get(system.classicSystem()).stop());
+    /** The lifecycle of the node on {@code system}; {@link #install} adds its shutdown tasks. */
+    public NodeLifecycle(ActorSystem<?> system, Settings settings) {
+        this.system = system;
+        this.health = NodeHealth.get(system);
+        this.metrics = ParleyMetrics.get(system);
+        this.settings = settings;
     }
-    health.endpointBound();
-  }
 
-  /** {@code inner}, unless the node is draining: then a clean, retryable 503 with {@code Retry-After}. */
-  public Route gate(Route inner) {
-    return extractRequest(request -> {
-      if (!health.draining()) {
-        return inner;
-      }
-      metrics.refusedAtEdge("draining");
-      request.discardEntityBytes(system);
-      return complete(HttpReplies.refusal(Refusal.DRAINING, "The server is shutting down; retry the request")
-          .addHeader(RawHeader.create("Retry-After", Long.toString(Math.max(1, settings.retryAfter().toSeconds()))))
-          .addHeader(Connection.create("close")));
-    });
-  }
+    /** Registers the shutdown tasks for the MCP endpoint's {@code binding}; marks the endpoint bound. */
+    public void install(ServerBinding binding, boolean managementStarted) {
+        CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+        shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "parley-not-ready", () -> {
+            health.startDraining();
+            log.info(
+                    "draining: not ready; new requests get 503; the MCP port closes in {} ms",
+                    settings.readinessDelay().toMillis());
+            return Patterns.after(
+                    settings.readinessDelay(),
+                    system.classicSystem().scheduler(),
+                    system.executionContext(),
+                    () -> CompletableFuture.completedFuture(Done.getInstance()));
+        });
+        // service-unbind: stop accepting; service-requests-done: in-flight requests get their time.
+        binding.addToCoordinatedShutdown(settings.inFlightTimeout(), system);
+        if (managementStarted) {
+            shutdown.addTask(
+                    CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
+                    "parley-management-stop",
+                    () -> PekkoManagement.get(system.classicSystem()).stop());
+        }
+        health.endpointBound();
+    }
 
+    /** {@code inner}, unless the node is draining: then a clean, retryable 503 with {@code Retry-After}. */
+    public Route gate(Route inner) {
+        return extractRequest(request -> {
+            if (!health.draining()) {
+                return inner;
+            }
+            metrics.refusedAtEdge("draining");
+            request.discardEntityBytes(system);
+            return complete(HttpReplies.refusal(Refusal.DRAINING, "The server is shutting down; retry the request")
+                    .addHeader(RawHeader.create(
+                            "Retry-After",
+                            Long.toString(Math.max(1, settings.retryAfter().toSeconds()))))
+                    .addHeader(Connection.create("close")));
+        });
+    }
 }

@@ -1,11 +1,11 @@
 package dev.parley.http.internal.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.parley.actors.internal.pipeline.McpReply;
-import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.actors.internal.ops.ParleyTracing;
+import dev.parley.actors.internal.pipeline.McpReply;
+import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.wire.JsonRpc;
@@ -15,6 +15,13 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -24,14 +31,6 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.util.ByteString;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
-
 /**
  * What a transport reports about each request (metrics, a server span, MDC fields), for both
  * protocol eras: {@code McpRoutes} hands it every dispatched 2026-07-28 request with its final
@@ -39,305 +38,349 @@ import java.util.function.Supplier;
  * it their 2025-11-25 requests, which end with their JSON-RPC response.
  */
 public final class RequestObserver {
-  /** Methods with their own label; any other (a client's typo, a future method) is {@code _other}. */
-  private static final Set<String> KNOWN_METHODS = Set.of("server/discover", "ping", "tools/list", "tools/call",
-      "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
-      "completion/complete", "logging/setLevel", "subscriptions/listen", "tasks/get", "tasks/update", "tasks/cancel",
-      "tasks/list", "tasks/result", "initialize", "resources/subscribe", "resources/unsubscribe");
-  /** The result type of a 2025-11-25 request whose client closed the stream before the response. */
-  static final String CLOSED = "closed";
-  private static final byte[] SSE_DATA = "data: ".getBytes(StandardCharsets.UTF_8);
+    /** Methods with their own label; any other (a client's typo, a future method) is {@code _other}. */
+    private static final Set<String> KNOWN_METHODS = Set.of(
+            "server/discover",
+            "ping",
+            "tools/list",
+            "tools/call",
+            "prompts/list",
+            "prompts/get",
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "completion/complete",
+            "logging/setLevel",
+            "subscriptions/listen",
+            "tasks/get",
+            "tasks/update",
+            "tasks/cancel",
+            "tasks/list",
+            "tasks/result",
+            "initialize",
+            "resources/subscribe",
+            "resources/unsubscribe");
+    /** The result type of a 2025-11-25 request whose client closed the stream before the response. */
+    static final String CLOSED = "closed";
 
-  private final ParleyMetrics metrics;
-  private final ParleyTracing tracing;
-  private final McpServerDefinition server;
-  /** {@code network.transport}: {@code tcp} for HTTP, {@code pipe} for stdio. */
-  private final String transport;
+    private static final byte[] SSE_DATA = "data: ".getBytes(StandardCharsets.UTF_8);
 
-  private RequestObserver(ParleyMetrics metrics, ParleyTracing tracing, McpServerDefinition server, String transport) {
-    this.metrics = metrics;
-    this.tracing = tracing;
-    this.server = server;
-    this.transport = transport;
-  }
+    private final ParleyMetrics metrics;
+    private final ParleyTracing tracing;
+    private final McpServerDefinition server;
+    /** {@code network.transport}: {@code tcp} for HTTP, {@code pipe} for stdio. */
+    private final String transport;
 
-  /** The observer of {@code server}'s HTTP endpoint on the node whose actor system runs {@code materializer}. */
-  public static RequestObserver of(Materializer materializer, McpServerDefinition server) {
-    return of(materializer, server, "tcp");
-  }
-
-  /** The observer of {@code server}'s stdio transport. */
-  public static RequestObserver stdio(Materializer materializer, McpServerDefinition server) {
-    return of(materializer, server, "pipe");
-  }
-
-  private static RequestObserver of(Materializer materializer, McpServerDefinition server, String transport) {
-    org.apache.pekko.actor.typed.ActorSystem<Void> system = Adapter.toTyped(materializer.system());
-    return new RequestObserver(ParleyMetrics.get(system), ParleyTracing.get(system), server, transport);
-  }
-
-  /**
-   * Dispatches through {@code dispatch} inside the request's server span (W3C context from
-   * {@code params._meta.traceparent}, else from the HTTP {@code traceparent} header; {@code http}
-   * is null on stdio) and with its MDC fields set (the tool executor carries both to the
-   * handler); records the reply's outcome and duration when it completes.
-   */
-  public CompletionStage<McpReply.Final> observe(HttpRequest http, McpRequest request,
-      Supplier<CompletionStage<McpReply.Final>> dispatch) {
-    boolean firstRound = request.method().equals("tools/call") && request.params().get("requestState") == null;
-    Observation observed = new Observation(http, request.method(), request.params(), request.id(),
-        request.protocolVersion(), request.principal(), firstRound);
-    CompletionStage<McpReply.Final> reply = observed.run(dispatch);
-    return reply.whenComplete((response, failure) -> observed.ended(response));
-  }
-
-  /**
-   * Like {@link #observe} for a request answered as a stream: the request ends with the
-   * stream's final reply.
-   */
-  public McpReply observeStream(HttpRequest http, McpRequest request, Supplier<McpReply> dispatch) {
-    McpReply[] reply = new McpReply[1];
-    observe(http, request, () -> {
-      reply[0] = dispatch.get();
-      return reply[0] instanceof McpReply.Stream stream ? stream.end() : CompletableFuture.completedFuture(
-          (McpReply.Final) reply[0]);
-    });
-    return reply[0];
-  }
-
-  /**
-   * A 2025-11-25 request ({@code initialize}, or one on a session of {@code protocolVersion}),
-   * over HTTP ({@code http}) or stdio (null): the caller runs its dispatch through the returned
-   * observation, which ends with the request's JSON-RPC response.
-   */
-  public Observation legacy(HttpRequest http, JsonRpc.Message message, String protocolVersion, String principal) {
-    return new Observation(http, message.method(), message.params(), message.id(), protocolVersion, principal, false);
-  }
-
-  /** A request answered by the edge before dispatch; {@code reason} names why, e.g. {@code forbidden_host}. */
-  public void refusedAtEdge(String reason) {
-    metrics.refusedAtEdge(reason);
-  }
-
-  /**
-   * The edge's own refusals, told apart by their HTTP status (the dispatcher answers only
-   * 200, 400 and 404); other statuses are not counted here.
-   */
-  public void edgeResponded(HttpResponse response) {
-    if (response == null) {
-      return;
-    }
-    String reason = switch (response.status().intValue()) {
-      case 403 -> "forbidden_host_or_origin";
-      case 405 -> "method_not_allowed";
-      case 406 -> "not_acceptable";
-      case 413 -> "body_too_large";
-      case 415 -> "unsupported_media_type";
-      default -> null;
-    };
-    if (reason != null) {
-      metrics.refusedAtEdge(reason);
-    }
-  }
-
-  /** A tool this server has, else {@code _unknown}: a client cannot grow the label set. */
-  private String toolLabel(JsonNode name) {
-    return name != null && name.isTextual() && server.tool(name.asText()).isPresent() ? name.asText() : "_unknown";
-  }
-
-  /** One request from its dispatch to its response: its span, its MDC while dispatching, its metrics once. */
-  public final class Observation {
-    private final long started = System.nanoTime();
-    private final AtomicBoolean ended = new AtomicBoolean();
-    private final JsonNode id;
-    private final String rawMethod;
-    private final String name;
-    private final String method;
-    private final String tool;
-    private final String protocolVersion;
-    private final String principal;
-    private final boolean firstRound;
-    private final Span span;
-
-    private Observation(HttpRequest http, String rawMethod, JsonNode params, JsonNode id, String protocolVersion,
-        String principal, boolean firstRound) {
-      this.id = id;
-      this.rawMethod = rawMethod;
-      this.name = params.path("name").asText(null);
-      this.method = KNOWN_METHODS.contains(rawMethod) ? rawMethod : "_other";
-      this.tool = rawMethod.equals("tools/call") ? toolLabel(params.get("name")) : "";
-      this.protocolVersion = protocolVersion == null ? "" : protocolVersion;
-      this.principal = principal;
-      this.firstRound = firstRound;
-      this.span = startSpan(http, params);
+    private RequestObserver(
+            ParleyMetrics metrics, ParleyTracing tracing, McpServerDefinition server, String transport) {
+        this.metrics = metrics;
+        this.tracing = tracing;
+        this.server = server;
+        this.transport = transport;
     }
 
-    /** Runs the request's dispatch with its span current and its MDC fields set. */
-    public <T> T run(Supplier<T> dispatch) {
-      try (Scope traced = span.makeCurrent();
-           CallMdc.Scope mdc = CallMdc.open(rawMethod, name, null, firstRound ? 1 : null, null, principal)) {
-        return dispatch.get();
-      } catch (RuntimeException e) {
-        span.recordException(e);
-        end("error", Integer.toString(ErrorCodes.INTERNAL_ERROR));
-        throw e;
-      }
+    /** The observer of {@code server}'s HTTP endpoint on the node whose actor system runs {@code materializer}. */
+    public static RequestObserver of(Materializer materializer, McpServerDefinition server) {
+        return of(materializer, server, "tcp");
+    }
+
+    /** The observer of {@code server}'s stdio transport. */
+    public static RequestObserver stdio(Materializer materializer, McpServerDefinition server) {
+        return of(materializer, server, "pipe");
+    }
+
+    private static RequestObserver of(Materializer materializer, McpServerDefinition server, String transport) {
+        org.apache.pekko.actor.typed.ActorSystem<Void> system = Adapter.toTyped(materializer.system());
+        return new RequestObserver(ParleyMetrics.get(system), ParleyTracing.get(system), server, transport);
     }
 
     /**
-     * Runs an HTTP dispatch ({@link #run}) and ends when its response does: a JSON body at once,
-     * an SSE stream with the frame that carries the request's response (or when the stream
-     * closes before it).
+     * Dispatches through {@code dispatch} inside the request's server span (W3C context from
+     * {@code params._meta.traceparent}, else from the HTTP {@code traceparent} header; {@code http}
+     * is null on stdio) and with its MDC fields set (the tool executor carries both to the
+     * handler); records the reply's outcome and duration when it completes.
      */
-    public CompletionStage<HttpResponse> watch(Supplier<CompletionStage<HttpResponse>> dispatch) {
-      return run(dispatch).handle((response, failure) -> {
+    public CompletionStage<McpReply.Final> observe(
+            HttpRequest http, McpRequest request, Supplier<CompletionStage<McpReply.Final>> dispatch) {
+        boolean firstRound =
+                request.method().equals("tools/call") && request.params().get("requestState") == null;
+        Observation observed = new Observation(
+                http,
+                request.method(),
+                request.params(),
+                request.id(),
+                request.protocolVersion(),
+                request.principal(),
+                firstRound);
+        CompletionStage<McpReply.Final> reply = observed.run(dispatch);
+        return reply.whenComplete((response, failure) -> observed.ended(response));
+    }
+
+    /**
+     * Like {@link #observe} for a request answered as a stream: the request ends with the
+     * stream's final reply.
+     */
+    public McpReply observeStream(HttpRequest http, McpRequest request, Supplier<McpReply> dispatch) {
+        McpReply[] reply = new McpReply[1];
+        observe(http, request, () -> {
+            reply[0] = dispatch.get();
+            return reply[0] instanceof McpReply.Stream stream
+                    ? stream.end()
+                    : CompletableFuture.completedFuture((McpReply.Final) reply[0]);
+        });
+        return reply[0];
+    }
+
+    /**
+     * A 2025-11-25 request ({@code initialize}, or one on a session of {@code protocolVersion}),
+     * over HTTP ({@code http}) or stdio (null): the caller runs its dispatch through the returned
+     * observation, which ends with the request's JSON-RPC response.
+     */
+    public Observation legacy(HttpRequest http, JsonRpc.Message message, String protocolVersion, String principal) {
+        return new Observation(
+                http, message.method(), message.params(), message.id(), protocolVersion, principal, false);
+    }
+
+    /** A request answered by the edge before dispatch; {@code reason} names why, e.g. {@code forbidden_host}. */
+    public void refusedAtEdge(String reason) {
+        metrics.refusedAtEdge(reason);
+    }
+
+    /**
+     * The edge's own refusals, told apart by their HTTP status (the dispatcher answers only
+     * 200, 400 and 404); other statuses are not counted here.
+     */
+    public void edgeResponded(HttpResponse response) {
         if (response == null) {
-          end("error", Integer.toString(ErrorCodes.INTERNAL_ERROR));
-          throw failure instanceof RuntimeException e ? e : new java.util.concurrent.CompletionException(failure);
+            return;
         }
-        HttpEntity entity = response.entity();
-        if (entity instanceof HttpEntity.Strict strict) {
-          JsonRpc.ClientResponse body = JsonRpc.responseOrNull(strict.getData().toArray());
-          if (body != null) {
-            ended(body);
-          } else {
-            end(response.status().isSuccess() ? "complete" : "error", "");
-          }
-          return response;
+        String reason = switch (response.status().intValue()) {
+            case 403 -> "forbidden_host_or_origin";
+            case 405 -> "method_not_allowed";
+            case 406 -> "not_acceptable";
+            case 413 -> "body_too_large";
+            case 415 -> "unsupported_media_type";
+            default -> null;
+        };
+        if (reason != null) {
+            metrics.refusedAtEdge(reason);
         }
-        return response.withEntity(HttpEntities.createChunked(entity.getContentType(), entity.getDataBytes()
-            .map(frame -> {
-              if (!ended.get()) {
-                sentFrame(frame);
-              }
-              return frame;
-            })
-            .watchTermination((notUsed, done) -> {
-              done.whenComplete((ok, closed) -> end(CLOSED, ""));
-              return NotUsed.getInstance();
-            })));
-      });
     }
 
-    /** A message sent to the client (stdio): the request's own response ends it. */
-    public void sent(Object message) {
-      if (message instanceof JsonRpc.Response response && id != null && id.equals(response.id())) {
-        if (response.error() != null) {
-          end("error", Integer.toString(response.error().code()));
-        } else {
-          end("complete", "");
+    /** A tool this server has, else {@code _unknown}: a client cannot grow the label set. */
+    private String toolLabel(JsonNode name) {
+        return name != null && name.isTextual() && server.tool(name.asText()).isPresent() ? name.asText() : "_unknown";
+    }
+
+    /** One request from its dispatch to its response: its span, its MDC while dispatching, its metrics once. */
+    public final class Observation {
+        private final long started = System.nanoTime();
+        private final AtomicBoolean ended = new AtomicBoolean();
+        private final JsonNode id;
+        private final String rawMethod;
+        private final String name;
+        private final String method;
+        private final String tool;
+        private final String protocolVersion;
+        private final String principal;
+        private final boolean firstRound;
+        private final Span span;
+
+        private Observation(
+                HttpRequest http,
+                String rawMethod,
+                JsonNode params,
+                JsonNode id,
+                String protocolVersion,
+                String principal,
+                boolean firstRound) {
+            this.id = id;
+            this.rawMethod = rawMethod;
+            this.name = params.path("name").asText(null);
+            this.method = KNOWN_METHODS.contains(rawMethod) ? rawMethod : "_other";
+            this.tool = rawMethod.equals("tools/call") ? toolLabel(params.get("name")) : "";
+            this.protocolVersion = protocolVersion == null ? "" : protocolVersion;
+            this.principal = principal;
+            this.firstRound = firstRound;
+            this.span = startSpan(http, params);
         }
-      }
-    }
 
-    /** The client went away (or the transport ended) before the response. */
-    public void closed() {
-      end(CLOSED, "");
-    }
-
-    private void sentFrame(ByteString frame) {
-      int data = frame.indexOfSlice(ByteString.fromArray(SSE_DATA));
-      if (data < 0) {
-        return; // a keep-alive comment
-      }
-      JsonRpc.ClientResponse response = JsonRpc.responseOrNull(frame.drop(data + SSE_DATA.length).toArray());
-      if (response != null && id != null && id.equals(response.id())) {
-        ended(response);
-      }
-    }
-
-    private void ended(JsonRpc.ClientResponse response) {
-      if (response.error() != null) {
-        end("error", response.error().path("code").asText(""));
-      } else {
-        end("complete", "");
-      }
-    }
-
-    private void ended(McpReply.Final reply) {
-      if (reply == null) {
-        end("error", Integer.toString(ErrorCodes.INTERNAL_ERROR));
-      } else if (reply instanceof McpReply.Error error) {
-        end("error", Integer.toString(error.error().code()));
-      } else if (reply instanceof McpReply.InputRequired asked) {
-        if (asked.callId() != null) {
-          span.setAttribute(ParleyTracing.CALL_ID, asked.callId());
+        /** Runs the request's dispatch with its span current and its MDC fields set. */
+        public <T> T run(Supplier<T> dispatch) {
+            try (Scope traced = span.makeCurrent();
+                    CallMdc.Scope mdc = CallMdc.open(rawMethod, name, null, firstRound ? 1 : null, null, principal)) {
+                return dispatch.get();
+            } catch (RuntimeException e) {
+                span.recordException(e);
+                end("error", Integer.toString(ErrorCodes.INTERNAL_ERROR));
+                throw e;
+            }
         }
-        end("input_required", "");
-      } else if (reply instanceof McpReply.TaskCreated created) {
-        span.setAttribute(ParleyTracing.TASK_ID, created.result().taskId());
-        end("task", "");
-      } else {
-        end("complete", "");
-      }
+
+        /**
+         * Runs an HTTP dispatch ({@link #run}) and ends when its response does: a JSON body at once,
+         * an SSE stream with the frame that carries the request's response (or when the stream
+         * closes before it).
+         */
+        public CompletionStage<HttpResponse> watch(Supplier<CompletionStage<HttpResponse>> dispatch) {
+            return run(dispatch).handle((response, failure) -> {
+                if (response == null) {
+                    end("error", Integer.toString(ErrorCodes.INTERNAL_ERROR));
+                    throw failure instanceof RuntimeException e
+                            ? e
+                            : new java.util.concurrent.CompletionException(failure);
+                }
+                HttpEntity entity = response.entity();
+                if (entity instanceof HttpEntity.Strict strict) {
+                    JsonRpc.ClientResponse body =
+                            JsonRpc.responseOrNull(strict.getData().toArray());
+                    if (body != null) {
+                        ended(body);
+                    } else {
+                        end(response.status().isSuccess() ? "complete" : "error", "");
+                    }
+                    return response;
+                }
+                return response.withEntity(HttpEntities.createChunked(
+                        entity.getContentType(),
+                        entity.getDataBytes()
+                                .map(frame -> {
+                                    if (!ended.get()) {
+                                        sentFrame(frame);
+                                    }
+                                    return frame;
+                                })
+                                .watchTermination((notUsed, done) -> {
+                                    done.whenComplete((ok, closed) -> end(CLOSED, ""));
+                                    return NotUsed.getInstance();
+                                })));
+            });
+        }
+
+        /** A message sent to the client (stdio): the request's own response ends it. */
+        public void sent(Object message) {
+            if (message instanceof JsonRpc.Response response && id != null && id.equals(response.id())) {
+                if (response.error() != null) {
+                    end("error", Integer.toString(response.error().code()));
+                } else {
+                    end("complete", "");
+                }
+            }
+        }
+
+        /** The client went away (or the transport ended) before the response. */
+        public void closed() {
+            end(CLOSED, "");
+        }
+
+        private void sentFrame(ByteString frame) {
+            int data = frame.indexOfSlice(ByteString.fromArray(SSE_DATA));
+            if (data < 0) {
+                return; // a keep-alive comment
+            }
+            JsonRpc.ClientResponse response =
+                    JsonRpc.responseOrNull(frame.drop(data + SSE_DATA.length).toArray());
+            if (response != null && id != null && id.equals(response.id())) {
+                ended(response);
+            }
+        }
+
+        private void ended(JsonRpc.ClientResponse response) {
+            if (response.error() != null) {
+                end("error", response.error().path("code").asText(""));
+            } else {
+                end("complete", "");
+            }
+        }
+
+        private void ended(McpReply.Final reply) {
+            if (reply == null) {
+                end("error", Integer.toString(ErrorCodes.INTERNAL_ERROR));
+            } else if (reply instanceof McpReply.Error error) {
+                end("error", Integer.toString(error.error().code()));
+            } else if (reply instanceof McpReply.InputRequired asked) {
+                if (asked.callId() != null) {
+                    span.setAttribute(ParleyTracing.CALL_ID, asked.callId());
+                }
+                end("input_required", "");
+            } else if (reply instanceof McpReply.TaskCreated created) {
+                span.setAttribute(ParleyTracing.TASK_ID, created.result().taskId());
+                end("task", "");
+            } else {
+                end("complete", "");
+            }
+        }
+
+        /** Records the request once: its duration under its labels, and its span's outcome. */
+        private void end(String resultType, String errorCode) {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
+            metrics.requestEnded(method, tool, protocolVersion, resultType, errorCode, System.nanoTime() - started);
+            span.setAttribute(ParleyTracing.RESULT_TYPE, resultType);
+            if (!errorCode.isEmpty()) {
+                span.setAttribute("rpc.response.status_code", errorCode);
+                span.setAttribute("error.type", errorCode);
+                span.setStatus(StatusCode.ERROR);
+            }
+            span.end();
+        }
+
+        private Span startSpan(HttpRequest http, JsonNode params) {
+            String target = switch (rawMethod) {
+                case "tools/call" -> tool.equals("_unknown") ? null : tool;
+                case "prompts/get" -> params.path("name").asText(null);
+                case "resources/read" -> params.path("uri").asText(null);
+                default -> null;
+            };
+            SpanBuilder span = tracing.tracer()
+                    .spanBuilder(target == null ? method : method + " " + target)
+                    .setSpanKind(SpanKind.SERVER)
+                    .setParent(parentOf(http, params))
+                    .setAttribute("mcp.method.name", method)
+                    .setAttribute("mcp.protocol.version", protocolVersion)
+                    .setAttribute("network.transport", transport);
+            if (http != null) {
+                span.setAttribute("network.protocol.name", "http");
+            }
+            if (id != null) {
+                span.setAttribute("jsonrpc.request.id", id.asText());
+            }
+            if (rawMethod.equals("tools/call")) {
+                span.setAttribute("gen_ai.operation.name", "execute_tool").setAttribute("gen_ai.tool.name", tool);
+            } else if (rawMethod.equals("prompts/get") && target != null) {
+                span.setAttribute("gen_ai.prompt.name", target);
+            } else if (rawMethod.equals("resources/read") && target != null) {
+                span.setAttribute("mcp.resource.uri", target);
+            }
+            JsonNode taskId = params.get("taskId");
+            if (taskId != null && taskId.isTextual()) {
+                span.setAttribute(ParleyTracing.TASK_ID, taskId.asText());
+            }
+            if (firstRound) {
+                span.setAttribute(ParleyTracing.ROUND, 1L);
+            }
+            return span.startSpan();
+        }
     }
 
-    /** Records the request once: its duration under its labels, and its span's outcome. */
-    private void end(String resultType, String errorCode) {
-      if (!ended.compareAndSet(false, true)) {
-        return;
-      }
-      metrics.requestEnded(method, tool, protocolVersion, resultType, errorCode, System.nanoTime() - started);
-      span.setAttribute(ParleyTracing.RESULT_TYPE, resultType);
-      if (!errorCode.isEmpty()) {
-        span.setAttribute("rpc.response.status_code", errorCode);
-        span.setAttribute("error.type", errorCode);
-        span.setStatus(StatusCode.ERROR);
-      }
-      span.end();
+    /** The MCP conventions carry the context in {@code params._meta}; the HTTP header is the fallback. */
+    private static Context parentOf(HttpRequest http, JsonNode params) {
+        JsonNode meta = params.path("_meta");
+        JsonNode traceParent = meta.get("traceparent");
+        if (traceParent != null && traceParent.isTextual()) {
+            JsonNode traceState = meta.get("tracestate");
+            return ParleyTracing.contextOf(
+                    traceParent.asText(), traceState != null && traceState.isTextual() ? traceState.asText() : null);
+        }
+        if (http != null) {
+            Optional<String> header = http.getHeader("traceparent").map(h -> h.value());
+            if (header.isPresent()) {
+                return ParleyTracing.contextOf(
+                        header.get(),
+                        http.getHeader("tracestate").map(h -> h.value()).orElse(null));
+            }
+        }
+        return Context.root();
     }
-
-    private Span startSpan(HttpRequest http, JsonNode params) {
-      String target = switch (rawMethod) {
-        case "tools/call" -> tool.equals("_unknown") ? null : tool;
-        case "prompts/get" -> params.path("name").asText(null);
-        case "resources/read" -> params.path("uri").asText(null);
-        default -> null;
-      };
-      SpanBuilder span = tracing.tracer().spanBuilder(target == null ? method : method + " " + target)
-          .setSpanKind(SpanKind.SERVER)
-          .setParent(parentOf(http, params))
-          .setAttribute("mcp.method.name", method)
-          .setAttribute("mcp.protocol.version", protocolVersion)
-          .setAttribute("network.transport", transport);
-      if (http != null) {
-        span.setAttribute("network.protocol.name", "http");
-      }
-      if (id != null) {
-        span.setAttribute("jsonrpc.request.id", id.asText());
-      }
-      if (rawMethod.equals("tools/call")) {
-        span.setAttribute("gen_ai.operation.name", "execute_tool").setAttribute("gen_ai.tool.name", tool);
-      } else if (rawMethod.equals("prompts/get") && target != null) {
-        span.setAttribute("gen_ai.prompt.name", target);
-      } else if (rawMethod.equals("resources/read") && target != null) {
-        span.setAttribute("mcp.resource.uri", target);
-      }
-      JsonNode taskId = params.get("taskId");
-      if (taskId != null && taskId.isTextual()) {
-        span.setAttribute(ParleyTracing.TASK_ID, taskId.asText());
-      }
-      if (firstRound) {
-        span.setAttribute(ParleyTracing.ROUND, 1L);
-      }
-      return span.startSpan();
-    }
-  }
-
-  /** The MCP conventions carry the context in {@code params._meta}; the HTTP header is the fallback. */
-  private static Context parentOf(HttpRequest http, JsonNode params) {
-    JsonNode meta = params.path("_meta");
-    JsonNode traceParent = meta.get("traceparent");
-    if (traceParent != null && traceParent.isTextual()) {
-      JsonNode traceState = meta.get("tracestate");
-      return ParleyTracing.contextOf(traceParent.asText(), traceState != null && traceState.isTextual() ? traceState.asText() : null);
-    }
-    if (http != null) {
-      Optional<String> header = http.getHeader("traceparent").map(h -> h.value());
-      if (header.isPresent()) {
-        return ParleyTracing.contextOf(header.get(), http.getHeader("tracestate").map(h -> h.value()).orElse(null));
-      }
-    }
-    return Context.root();
-  }
 }

@@ -4,10 +4,9 @@ import com.typesafe.config.Config;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.Map;
 
 /**
  * Which OpenTelemetry a node traces with. Export is off (a no-op, nothing recorded) unless
@@ -18,32 +17,32 @@ import java.util.Map;
  * Prometheus scrapes /metrics and logs go to the console.
  */
 public final class TracingSetup {
-  private static final Logger log = LoggerFactory.getLogger(TracingSetup.class);
+    private static final Logger log = LoggerFactory.getLogger(TracingSetup.class);
 
-  private TracingSetup() {}
+    private TracingSetup() {}
 
-  public static boolean enabled(Config config, Map<String, String> environment) {
-    String exporter = environment.get("OTEL_TRACES_EXPORTER");
-    return config.getBoolean("parley.tracing.enabled")
-        || (exporter != null && !exporter.equals("none"))
-        || environment.containsKey("OTEL_EXPORTER_OTLP_ENDPOINT")
-        || environment.containsKey("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-  }
+    public static boolean enabled(Config config, Map<String, String> environment) {
+        String exporter = environment.get("OTEL_TRACES_EXPORTER");
+        return config.getBoolean("parley.tracing.enabled")
+                || (exporter != null && !exporter.equals("none"))
+                || environment.containsKey("OTEL_EXPORTER_OTLP_ENDPOINT")
+                || environment.containsKey("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+    }
 
-  /** The SDK from the OTEL_* variables; the caller closes it (on CoordinatedShutdown: no JVM hook of its own). */
-  public static OpenTelemetrySdk fromEnvironment() {
-    OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
-        .addPropertiesSupplier(() -> Map.of("otel.metrics.exporter", "none", "otel.logs.exporter", "none",
-            "otel.service.name", "parley"))
-        .disableShutdownHook()
-        .build()
-        .getOpenTelemetrySdk();
-    log.info("tracing on: spans are exported as the OTEL_* variables say");
-    return sdk;
-  }
+    /** The SDK from the OTEL_* variables; the caller closes it (on CoordinatedShutdown: no JVM hook of its own). */
+    public static OpenTelemetrySdk fromEnvironment() {
+        OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
+                .addPropertiesSupplier(() -> Map.of(
+                        "otel.metrics.exporter", "none", "otel.logs.exporter", "none", "otel.service.name", "parley"))
+                .disableShutdownHook()
+                .build()
+                .getOpenTelemetrySdk();
+        log.info("tracing on: spans are exported as the OTEL_* variables say");
+        return sdk;
+    }
 
-  /** No tracing: spans are no-ops. */
-  public static OpenTelemetry off() {
-    return OpenTelemetry.noop();
-  }
+    /** No tracing: spans are no-ops. */
+    public static OpenTelemetry off() {
+        return OpenTelemetry.noop();
+    }
 }

@@ -1,5 +1,13 @@
 package dev.parley.http.internal.ops;
 
+import static dev.parley.testing.McpAssertions.assertCompleted;
+import static dev.parley.testing.McpAssertions.assertInputRequired;
+import static dev.parley.testing.McpTestClient.accept;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -13,119 +21,127 @@ import dev.parley.runtime.Description;
 import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.Elicitation.FormField;
+import dev.parley.runtime.Json;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
-import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-
-import static dev.parley.testing.McpAssertions.assertCompleted;
-import static dev.parley.testing.McpAssertions.assertInputRequired;
-import static dev.parley.testing.McpTestClient.accept;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * A handler's log lines carry its call's MDC fields (on the tool executor's thread, in every
  * round), and the next call run on the same thread does not see them.
  */
 class CallMdcTest {
-  private static final String HANDLERS = "dev.parley.http.internal.ops.handlers";
-  private static final org.slf4j.Logger handlerLog = LoggerFactory.getLogger(HANDLERS);
+    private static final String HANDLERS = "dev.parley.http.internal.ops.handlers";
+    private static final org.slf4j.Logger handlerLog = LoggerFactory.getLogger(HANDLERS);
 
-  @TempDir
-  static Path data;
+    @TempDir
+    static Path data;
 
-  private static McpHttpServer server;
-  private static McpTestClient client;
-  private static final ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    private static McpHttpServer server;
+    private static McpTestClient client;
+    private static final ListAppender<ILoggingEvent> lines = new ListAppender<>();
 
-  record TextArgs(@Description("Some text") String text) {}
+    record TextArgs(@Description("Some text") String text) {}
 
-  @BeforeAll
-  static void start() {
-    McpServerDefinition definition = McpServerDefinition.builder("parley-mdc-tests", "0.0.1")
-        .tool(ToolDefinition.tool("ask_and_log", TextArgs.class)
-            .description("Logs a line in every round; asks once.")
-            .handler((args, ctx) -> {
-              handlerLog.info("running {}", args.text());
-              ElicitAnswer answer = ctx.elicit("who", Elicitation.form("Who?").field("name", FormField.string("Name")).build());
-              return ToolResult.text(answer instanceof ElicitAnswer.Accepted ? "done" : "no");
-            }))
-        .tool(ToolDefinition.tool("log_once", TextArgs.class)
-            .description("Logs a line.")
-            .handler((args, ctx) -> {
-              handlerLog.info("running {}", args.text());
-              return ToolResult.text("logged");
-            }))
-        .build();
-    // One tool thread: the second call runs on the very thread the first one used.
-    server = McpHttpServer.builder(definition).dataDirectory(data).port(0)
-        .config(ConfigFactory.parseString("parley.tool-executor.threads = 1\nparley.management.enabled = off"))
-        .start();
-    client = new McpTestClient(server.port());
-    lines.start();
-    for (String name : List.of(HANDLERS, CallLog.class.getName())) {
-      Logger logger = (Logger) LoggerFactory.getLogger(name);
-      logger.setLevel(Level.INFO);
-      logger.addAppender(lines);
+    @BeforeAll
+    static void start() {
+        McpServerDefinition definition = McpServerDefinition.builder("parley-mdc-tests", "0.0.1")
+                .tool(ToolDefinition.tool("ask_and_log", TextArgs.class)
+                        .description("Logs a line in every round; asks once.")
+                        .handler((args, ctx) -> {
+                            handlerLog.info("running {}", args.text());
+                            ElicitAnswer answer = ctx.elicit(
+                                    "who",
+                                    Elicitation.form("Who?")
+                                            .field("name", FormField.string("Name"))
+                                            .build());
+                            return ToolResult.text(answer instanceof ElicitAnswer.Accepted ? "done" : "no");
+                        }))
+                .tool(ToolDefinition.tool("log_once", TextArgs.class)
+                        .description("Logs a line.")
+                        .handler((args, ctx) -> {
+                            handlerLog.info("running {}", args.text());
+                            return ToolResult.text("logged");
+                        }))
+                .build();
+        // One tool thread: the second call runs on the very thread the first one used.
+        server = McpHttpServer.builder(definition)
+                .dataDirectory(data)
+                .port(0)
+                .config(ConfigFactory.parseString("parley.tool-executor.threads = 1\nparley.management.enabled = off"))
+                .start();
+        client = new McpTestClient(server.port());
+        lines.start();
+        for (String name : List.of(HANDLERS, CallLog.class.getName())) {
+            Logger logger = (Logger) LoggerFactory.getLogger(name);
+            logger.setLevel(Level.INFO);
+            logger.addAppender(lines);
+        }
     }
-  }
 
-  @AfterAll
-  static void stop() {
-    if (server != null) {
-      server.close();
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
     }
-  }
 
-  @Test
-  void everyRoundsLogLinesCarryTheCallAndTheNextCallDoesNot() {
-    ObjectNode first = client.toolCall("ask_and_log", Json.object().put("text", "first"));
-    String state = assertInputRequired(client.send(first), first).get("requestState").asText();
-    ObjectNode retry = client.retry(first, state, accept("who", Json.object().put("name", "Ada")));
-    assertCompleted(client.send(retry), retry);
-    ObjectNode other = client.toolCall("log_once", Json.object().put("text", "other"));
-    assertCompleted(client.send(other), other);
+    @Test
+    void everyRoundsLogLinesCarryTheCallAndTheNextCallDoesNot() {
+        ObjectNode first = client.toolCall("ask_and_log", Json.object().put("text", "first"));
+        String state = assertInputRequired(client.send(first), first)
+                .get("requestState")
+                .asText();
+        ObjectNode retry =
+                client.retry(first, state, accept("who", Json.object().put("name", "Ada")));
+        assertCompleted(client.send(retry), retry);
+        ObjectNode other = client.toolCall("log_once", Json.object().put("text", "other"));
+        assertCompleted(client.send(other), other);
 
-    List<ILoggingEvent> handlerLines = lines.list.stream().filter(e -> e.getLoggerName().equals(HANDLERS)).toList();
-    assertEquals(3, handlerLines.size(), () -> "one line per run: " + handlerLines);
-    Map<String, String> round1 = handlerLines.get(0).getMDCPropertyMap();
-    Map<String, String> round2 = handlerLines.get(1).getMDCPropertyMap();
-    Map<String, String> next = handlerLines.get(2).getMDCPropertyMap();
-    String anonymous = CallMdc.principalDigest("anonymous");
+        List<ILoggingEvent> handlerLines = lines.list.stream()
+                .filter(e -> e.getLoggerName().equals(HANDLERS))
+                .toList();
+        assertEquals(3, handlerLines.size(), () -> "one line per run: " + handlerLines);
+        Map<String, String> round1 = handlerLines.get(0).getMDCPropertyMap();
+        Map<String, String> round2 = handlerLines.get(1).getMDCPropertyMap();
+        Map<String, String> next = handlerLines.get(2).getMDCPropertyMap();
+        String anonymous = CallMdc.principalDigest("anonymous");
 
-    assertTrue(handlerLines.get(0).getThreadName().startsWith("parley-tool"), handlerLines.get(0)::getThreadName);
-    assertEquals("1", round1.get(CallMdc.ROUND));
-    assertEquals("ask_and_log", round1.get(CallMdc.TOOL));
-    assertEquals(anonymous, round1.get(CallMdc.PRINCIPAL));
-    assertFalse(round1.containsKey(CallMdc.CALL_ID), "a first round has no call id yet");
+        assertTrue(handlerLines.get(0).getThreadName().startsWith("parley-tool"), handlerLines.get(0)::getThreadName);
+        assertEquals("1", round1.get(CallMdc.ROUND));
+        assertEquals("ask_and_log", round1.get(CallMdc.TOOL));
+        assertEquals(anonymous, round1.get(CallMdc.PRINCIPAL));
+        assertFalse(round1.containsKey(CallMdc.CALL_ID), "a first round has no call id yet");
 
-    assertEquals("2", round2.get(CallMdc.ROUND));
-    String callId = round2.get(CallMdc.CALL_ID);
-    assertNotNull(callId);
-    assertEquals(anonymous, round2.get(CallMdc.PRINCIPAL));
+        assertEquals("2", round2.get(CallMdc.ROUND));
+        String callId = round2.get(CallMdc.CALL_ID);
+        assertNotNull(callId);
+        assertEquals(anonymous, round2.get(CallMdc.PRINCIPAL));
 
-    assertEquals(handlerLines.get(1).getThreadName(), handlerLines.get(2).getThreadName(), "the same pooled thread");
-    assertEquals("log_once", next.get(CallMdc.TOOL));
-    assertFalse(next.containsKey(CallMdc.CALL_ID), () -> "the previous call's id is gone: " + next);
+        assertEquals(
+                handlerLines.get(1).getThreadName(), handlerLines.get(2).getThreadName(), "the same pooled thread");
+        assertEquals("log_once", next.get(CallMdc.TOOL));
+        assertFalse(next.containsKey(CallMdc.CALL_ID), () -> "the previous call's id is gone: " + next);
 
-    ILoggingEvent ended = lines.list.stream().filter(e -> e.getLoggerName().equals(CallLog.class.getName()))
-        .findFirst().orElseThrow();
-    assertEquals(Level.INFO, ended.getLevel());
-    assertEquals(callId, ended.getMDCPropertyMap().get(CallMdc.CALL_ID));
-    assertTrue(ended.getFormattedMessage().startsWith("call ended: completed after 2 rounds"), ended::getFormattedMessage);
-    assertTrue(org.slf4j.MDC.getCopyOfContextMap() == null || org.slf4j.MDC.getCopyOfContextMap().isEmpty());
-  }
+        ILoggingEvent ended = lines.list.stream()
+                .filter(e -> e.getLoggerName().equals(CallLog.class.getName()))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(Level.INFO, ended.getLevel());
+        assertEquals(callId, ended.getMDCPropertyMap().get(CallMdc.CALL_ID));
+        assertTrue(
+                ended.getFormattedMessage().startsWith("call ended: completed after 2 rounds"),
+                ended::getFormattedMessage);
+        assertTrue(org.slf4j.MDC.getCopyOfContextMap() == null
+                || org.slf4j.MDC.getCopyOfContextMap().isEmpty());
+    }
 }

@@ -1,12 +1,11 @@
 package dev.parley.runtime.internal.engine;
 
-import dev.parley.runtime.internal.wire.McpNames.Methods;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.Schema;
-import dev.parley.runtime.internal.schema.JsonSchemas;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.internal.schema.JsonSchemas;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,82 +17,86 @@ import java.util.Set;
  * can correct it and retry with the same {@code requestState}.
  */
 public final class AnswerValidation {
-  private static final Set<String> ACTIONS = Set.of("accept", "decline", "cancel");
+    private static final Set<String> ACTIONS = Set.of("accept", "decline", "cancel");
 
-  private AnswerValidation() {}
+    private AnswerValidation() {}
 
-  /**
-   * The answers among {@code inputResponses} to the open {@code questions}, each checked and
-   * recorded with the fingerprint of the question it answers; keys that answer no open question
-   * are ignored. Throws -32602 for the first answer that does not fit.
-   */
-  public static Map<String, CallHistory.RecordedAnswer> answersTo(List<AskedQuestion> questions, JsonNode inputResponses) {
-    Map<String, CallHistory.RecordedAnswer> answers = new LinkedHashMap<>();
-    for (AskedQuestion question : questions) {
-      JsonNode response = inputResponses.get(question.key());
-      if (response != null) {
-        check(question, response);
-        answers.put(question.key(), new CallHistory.RecordedAnswer(question.fingerprint(), response));
-      }
+    /**
+     * The answers among {@code inputResponses} to the open {@code questions}, each checked and
+     * recorded with the fingerprint of the question it answers; keys that answer no open question
+     * are ignored. Throws -32602 for the first answer that does not fit.
+     */
+    public static Map<String, CallHistory.RecordedAnswer> answersTo(
+            List<AskedQuestion> questions, JsonNode inputResponses) {
+        Map<String, CallHistory.RecordedAnswer> answers = new LinkedHashMap<>();
+        for (AskedQuestion question : questions) {
+            JsonNode response = inputResponses.get(question.key());
+            if (response != null) {
+                check(question, response);
+                answers.put(question.key(), new CallHistory.RecordedAnswer(question.fingerprint(), response));
+            }
+        }
+        return answers;
     }
-    return answers;
-  }
 
-  public static void check(AskedQuestion question, JsonNode response) {
-    String key = question.key();
-    if (response == null || !response.isObject()) {
-      throw McpException.invalidParams("inputResponses['" + key + "'] must be an object");
+    public static void check(AskedQuestion question, JsonNode response) {
+        String key = question.key();
+        if (response == null || !response.isObject()) {
+            throw McpException.invalidParams("inputResponses['" + key + "'] must be an object");
+        }
+        InputRequest request = question.request();
+        if (Methods.SAMPLING_CREATE_MESSAGE.equals(request.method())) {
+            checkSampling(key, response);
+            return;
+        }
+        if (Methods.ROOTS_LIST.equals(request.method())) {
+            checkRoots(key, response);
+            return;
+        }
+        String action = response.path("action").asText(null);
+        if (action == null || !ACTIONS.contains(action)) {
+            throw McpException.invalidParams(
+                    "inputResponses['" + key + "'].action must be one of accept, decline, cancel");
+        }
+        boolean formMode = !"url".equals(request.params().path("mode").asText("form"));
+        if (!formMode || !"accept".equals(action)) {
+            return;
+        }
+        JsonNode content = response.get("content");
+        if (content == null || !content.isObject()) {
+            throw McpException.invalidParams(
+                    "inputResponses['" + key + "'].content must be an object when action is accept");
+        }
+        Schema schema = JsonSchemas.compile(request.params().get("requestedSchema"));
+        List<String> problems = JsonSchemas.problems(schema, content);
+        if (!problems.isEmpty()) {
+            throw McpException.invalidParams("inputResponses['" + key + "'] does not match the requested schema: "
+                    + String.join("; ", problems));
+        }
     }
-    InputRequest request = question.request();
-    if (Methods.SAMPLING_CREATE_MESSAGE.equals(request.method())) {
-      checkSampling(key, response);
-      return;
-    }
-    if (Methods.ROOTS_LIST.equals(request.method())) {
-      checkRoots(key, response);
-      return;
-    }
-    String action = response.path("action").asText(null);
-    if (action == null || !ACTIONS.contains(action)) {
-      throw McpException.invalidParams(
-          "inputResponses['" + key + "'].action must be one of accept, decline, cancel");
-    }
-    boolean formMode = !"url".equals(request.params().path("mode").asText("form"));
-    if (!formMode || !"accept".equals(action)) {
-      return;
-    }
-    JsonNode content = response.get("content");
-    if (content == null || !content.isObject()) {
-      throw McpException.invalidParams("inputResponses['" + key + "'].content must be an object when action is accept");
-    }
-    Schema schema = JsonSchemas.compile(request.params().get("requestedSchema"));
-    List<String> problems = JsonSchemas.problems(schema, content);
-    if (!problems.isEmpty()) {
-      throw McpException.invalidParams("inputResponses['" + key + "'] does not match the requested schema: "
-          + String.join("; ", problems));
-    }
-  }
 
-  /** A {@code CreateMessageResult}: role, content and model. */
-  private static void checkSampling(String key, JsonNode response) {
-    if (!response.path("role").isTextual() || !response.path("content").isContainerNode()
-        || !response.path("model").isTextual()) {
-      throw McpException.invalidParams(
-          "inputResponses['" + key + "'] must be a CreateMessageResult with role, content and model");
+    /** A {@code CreateMessageResult}: role, content and model. */
+    private static void checkSampling(String key, JsonNode response) {
+        if (!response.path("role").isTextual()
+                || !response.path("content").isContainerNode()
+                || !response.path("model").isTextual()) {
+            throw McpException.invalidParams(
+                    "inputResponses['" + key + "'] must be a CreateMessageResult with role, content and model");
+        }
     }
-  }
 
-  /** A {@code ListRootsResult}: an array of roots, each with a string uri. */
-  private static void checkRoots(String key, JsonNode response) {
-    JsonNode roots = response.get("roots");
-    boolean valid = roots != null && roots.isArray();
-    if (valid) {
-      for (JsonNode root : roots) {
-        valid &= root.isObject() && root.path("uri").isTextual();
-      }
+    /** A {@code ListRootsResult}: an array of roots, each with a string uri. */
+    private static void checkRoots(String key, JsonNode response) {
+        JsonNode roots = response.get("roots");
+        boolean valid = roots != null && roots.isArray();
+        if (valid) {
+            for (JsonNode root : roots) {
+                valid &= root.isObject() && root.path("uri").isTextual();
+            }
+        }
+        if (!valid) {
+            throw McpException.invalidParams(
+                    "inputResponses['" + key + "'] must be a ListRootsResult with a roots array");
+        }
     }
-    if (!valid) {
-      throw McpException.invalidParams("inputResponses['" + key + "'] must be a ListRootsResult with a roots array");
-    }
-  }
 }

@@ -9,11 +9,11 @@ import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
  */
 public record AskedQuestion(String key, String fingerprint, InputRequest request) {
 
-  public static AskedQuestion of(String key, InputRequest request) {
-    return new AskedQuestion(key, fingerprint(request), request);
-  }
+    public static AskedQuestion of(String key, InputRequest request) {
+        return new AskedQuestion(key, fingerprint(request), request);
+    }
 
-  public static String fingerprint(InputRequest request) {
-    return Json.digest(Json.tree(request));
-  }
+    public static String fingerprint(InputRequest request) {
+        return Json.digest(Json.tree(request));
+    }
 }

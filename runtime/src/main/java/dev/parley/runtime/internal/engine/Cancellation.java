@@ -5,55 +5,55 @@ package dev.parley.runtime.internal.engine;
  * interrupt for the thread a blocking handler runs on.
  */
 public final class Cancellation {
-  private boolean cancelled;
-  private Thread runner;
-  private final java.util.List<Runnable> listeners = new java.util.ArrayList<>();
+    private boolean cancelled;
+    private Thread runner;
+    private final java.util.List<Runnable> listeners = new java.util.ArrayList<>();
 
-  public void cancel() {
-    java.util.List<Runnable> toNotify;
-    synchronized (this) {
-      if (cancelled) {
-        return;
-      }
-      cancelled = true;
-      if (runner != null) {
-        runner.interrupt();
-      }
-      toNotify = java.util.List.copyOf(listeners);
+    public void cancel() {
+        java.util.List<Runnable> toNotify;
+        synchronized (this) {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            if (runner != null) {
+                runner.interrupt();
+            }
+            toNotify = java.util.List.copyOf(listeners);
+        }
+        toNotify.forEach(Runnable::run);
     }
-    toNotify.forEach(Runnable::run);
-  }
 
-  /** Runs {@code listener} on cancellation (at once if already cancelled), e.g. to cancel remote work. */
-  public void onCancel(Runnable listener) {
-    synchronized (this) {
-      if (!cancelled) {
-        listeners.add(listener);
-        return;
-      }
+    /** Runs {@code listener} on cancellation (at once if already cancelled), e.g. to cancel remote work. */
+    public void onCancel(Runnable listener) {
+        synchronized (this) {
+            if (!cancelled) {
+                listeners.add(listener);
+                return;
+            }
+        }
+        listener.run();
     }
-    listener.run();
-  }
 
-  public synchronized boolean isCancelled() {
-    return cancelled;
-  }
+    public synchronized boolean isCancelled() {
+        return cancelled;
+    }
 
-  /** Runs {@code work} on the current thread so that {@link #cancel()} interrupts it. */
-  void runInterruptibly(Runnable work) {
-    synchronized (this) {
-      runner = Thread.currentThread();
-      if (cancelled) {
-        runner.interrupt();
-      }
+    /** Runs {@code work} on the current thread so that {@link #cancel()} interrupts it. */
+    void runInterruptibly(Runnable work) {
+        synchronized (this) {
+            runner = Thread.currentThread();
+            if (cancelled) {
+                runner.interrupt();
+            }
+        }
+        try {
+            work.run();
+        } finally {
+            synchronized (this) {
+                runner = null;
+            }
+            Thread.interrupted(); // a pool thread must not carry this run's interrupt into the next task
+        }
     }
-    try {
-      work.run();
-    } finally {
-      synchronized (this) {
-        runner = null;
-      }
-      Thread.interrupted(); // a pool thread must not carry this run's interrupt into the next task
-    }
-  }
 }

@@ -8,14 +8,14 @@ import dev.parley.runtime.ToolResult;
  * does not swallow it; the replay engine turns it into the call's result.
  */
 public final class EarlyResult extends Error {
-  private final transient ToolResult result;
+    private final transient ToolResult result;
 
-  public EarlyResult(ToolResult result) {
-    super(null, null, false, false);
-    this.result = java.util.Objects.requireNonNull(result, "the refusal's result");
-  }
+    public EarlyResult(ToolResult result) {
+        super(null, null, false, false);
+        this.result = java.util.Objects.requireNonNull(result, "the refusal's result");
+    }
 
-  public ToolResult result() {
-    return result;
-  }
+    public ToolResult result() {
+        return result;
+    }
 }

@@ -1,7 +1,6 @@
 package dev.parley.runtime.internal.engine;
 
 import dev.parley.runtime.Json;
-
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -14,23 +13,25 @@ import java.util.UUID;
  * values as unpredictable as {@link UUID#randomUUID()} to anyone who has not seen the journal.
  */
 final class SeededUuids {
-  private static final SecureRandom RANDOM = new SecureRandom();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
-  private SeededUuids() {}
+    private SeededUuids() {}
 
-  static String newSeed() {
-    byte[] seed = new byte[16];
-    RANDOM.nextBytes(seed);
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(seed);
-  }
+    static String newSeed() {
+        byte[] seed = new byte[16];
+        RANDOM.nextBytes(seed);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(seed);
+    }
 
-  /** A version-4 (random) UUID: the first 128 bits of SHA-256(seed, index), version and variant bits set. */
-  static UUID derive(String seed, long index) {
-    byte[] seedBytes = Base64.getUrlDecoder().decode(seed);
-    ByteBuffer input = ByteBuffer.allocate(seedBytes.length + Long.BYTES).put(seedBytes).putLong(index);
-    ByteBuffer digest = ByteBuffer.wrap(Json.sha256(input.array()));
-    long high = (digest.getLong() & ~0xF000L) | 0x4000L;
-    long low = (digest.getLong() & ~(0xC000L << 48)) | (0x8000L << 48);
-    return new UUID(high, low);
-  }
+    /** A version-4 (random) UUID: the first 128 bits of SHA-256(seed, index), version and variant bits set. */
+    static UUID derive(String seed, long index) {
+        byte[] seedBytes = Base64.getUrlDecoder().decode(seed);
+        ByteBuffer input = ByteBuffer.allocate(seedBytes.length + Long.BYTES)
+                .put(seedBytes)
+                .putLong(index);
+        ByteBuffer digest = ByteBuffer.wrap(Json.sha256(input.array()));
+        long high = (digest.getLong() & ~0xF000L) | 0x4000L;
+        long low = (digest.getLong() & ~(0xC000L << 48)) | (0x8000L << 48);
+        return new UUID(high, low);
+    }
 }

@@ -9,14 +9,14 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 @FunctionalInterface
 public interface StepJournal {
-  StepJournal NONE = (name, value) -> {};
+    StepJournal NONE = (name, value) -> {};
 
-  void record(String name, JsonNode value);
+    void record(String name, JsonNode value);
 
-  /**
-   * Called when a run reaches step {@code name}, before anything runs; {@code recorded} tells
-   * whether its result comes from the history. A replay check watches the order here and stops
-   * an unrecorded step (by throwing) before its action runs.
-   */
-  default void reached(String name, boolean recorded) {}
+    /**
+     * Called when a run reaches step {@code name}, before anything runs; {@code recorded} tells
+     * whether its result comes from the history. A replay check watches the order here and stops
+     * an unrecorded step (by throwing) before its action runs.
+     */
+    default void reached(String name, boolean recorded) {}
 }

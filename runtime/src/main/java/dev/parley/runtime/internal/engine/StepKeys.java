@@ -1,7 +1,6 @@
 package dev.parley.runtime.internal.engine;
 
 import dev.parley.runtime.Json;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -13,19 +12,19 @@ import java.util.HexFormat;
  * seed nobody can compute another call's keys.
  */
 final class StepKeys {
-  private static final byte[] DOMAIN = "parley step key v1\0".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DOMAIN = "parley step key v1\0".getBytes(StandardCharsets.UTF_8);
 
-  private StepKeys() {}
+    private StepKeys() {}
 
-  /** 32 hex digits (128 bits): fits any idempotency header or key column. */
-  static String derive(String seed, String stepName) {
-    byte[] seedBytes = Base64.getUrlDecoder().decode(seed);
-    byte[] name = stepName.getBytes(StandardCharsets.UTF_8);
-    byte[] input = new byte[DOMAIN.length + seedBytes.length + 1 + name.length];
-    System.arraycopy(DOMAIN, 0, input, 0, DOMAIN.length);
-    System.arraycopy(seedBytes, 0, input, DOMAIN.length, seedBytes.length);
-    input[DOMAIN.length + seedBytes.length] = 0;
-    System.arraycopy(name, 0, input, DOMAIN.length + seedBytes.length + 1, name.length);
-    return HexFormat.of().formatHex(Json.sha256(input), 0, 16);
-  }
+    /** 32 hex digits (128 bits): fits any idempotency header or key column. */
+    static String derive(String seed, String stepName) {
+        byte[] seedBytes = Base64.getUrlDecoder().decode(seed);
+        byte[] name = stepName.getBytes(StandardCharsets.UTF_8);
+        byte[] input = new byte[DOMAIN.length + seedBytes.length + 1 + name.length];
+        System.arraycopy(DOMAIN, 0, input, 0, DOMAIN.length);
+        System.arraycopy(seedBytes, 0, input, DOMAIN.length, seedBytes.length);
+        input[DOMAIN.length + seedBytes.length] = 0;
+        System.arraycopy(name, 0, input, DOMAIN.length + seedBytes.length + 1, name.length);
+        return HexFormat.of().formatHex(Json.sha256(input), 0, 16);
+    }
 }

@@ -8,7 +8,6 @@ import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.dialect.Dialect;
 import com.networknt.schema.dialect.Dialects;
 import com.networknt.schema.keyword.AnnotationKeyword;
-
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -18,25 +17,26 @@ import java.util.stream.Collectors;
  * Formats ({@code date-time}, {@code email}, ...) are asserted, not just annotated.
  */
 public final class JsonSchemas {
-  /** Draft 2020-12 plus MCP's {@code x-mcp-header} (spec §6.2): an annotation, not an unknown keyword. */
-  private static final Dialect DIALECT = Dialect.builder(Dialects.getDraft202012())
-      .keyword(new AnnotationKeyword("x-mcp-header"))
-      .build();
-  private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(
-      DIALECT,
-      builder -> builder.schemaRegistryConfig(
-          SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
+    /** Draft 2020-12 plus MCP's {@code x-mcp-header} (spec §6.2): an annotation, not an unknown keyword. */
+    private static final Dialect DIALECT = Dialect.builder(Dialects.getDraft202012())
+            .keyword(new AnnotationKeyword("x-mcp-header"))
+            .build();
 
-  private JsonSchemas() {}
+    private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(
+            DIALECT,
+            builder -> builder.schemaRegistryConfig(
+                    SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
 
-  /** A compiled schema; compile once, validate many times (thread-safe). */
-  public static Schema compile(JsonNode schema) {
-    return REGISTRY.getSchema(schema);
-  }
+    private JsonSchemas() {}
 
-  /** The validation problems as readable text, or an empty list when {@code value} conforms. */
-  public static List<String> problems(Schema schema, JsonNode value) {
-    List<Error> errors = schema.validate(value);
-    return errors.stream().map(Error::toString).collect(Collectors.toList());
-  }
+    /** A compiled schema; compile once, validate many times (thread-safe). */
+    public static Schema compile(JsonNode schema) {
+        return REGISTRY.getSchema(schema);
+    }
+
+    /** The validation problems as readable text, or an empty list when {@code value} conforms. */
+    public static List<String> problems(Schema schema, JsonNode value) {
+        List<Error> errors = schema.validate(value);
+        return errors.stream().map(Error::toString).collect(Collectors.toList());
+    }
 }

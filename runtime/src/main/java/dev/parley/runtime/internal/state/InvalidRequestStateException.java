@@ -5,7 +5,7 @@ package dev.parley.runtime.internal.state;
  * only; the client always gets the same -32602 answer.
  */
 public final class InvalidRequestStateException extends Exception {
-  public InvalidRequestStateException(String reason) {
-    super(reason, null, false, false);
-  }
+    public InvalidRequestStateException(String reason) {
+        super(reason, null, false, false);
+    }
 }

@@ -7,10 +7,10 @@ import java.util.Objects;
  * resource) and which arguments (as a digest). A state opened under any other binding is refused.
  */
 public record RequestStateBinding(String principal, String method, String name, String argumentsDigest) {
-  public RequestStateBinding {
-    Objects.requireNonNull(principal, "principal");
-    Objects.requireNonNull(method, "method");
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(argumentsDigest, "argumentsDigest");
-  }
+    public RequestStateBinding {
+        Objects.requireNonNull(principal, "principal");
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(argumentsDigest, "argumentsDigest");
+    }
 }

@@ -1,9 +1,6 @@
 package dev.parley.runtime.internal.state;
 
 import dev.parley.runtime.Json;
-
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -20,6 +17,8 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Seals and opens {@code requestState}: a pointer to a durable call, not a payload.
@@ -30,137 +29,137 @@ import java.util.Map;
  * key seals; every key opens, so keys rotate by putting a new one first.
  */
 public final class RequestStateCodec {
-  private static final byte VERSION = 1;
-  private static final int MAC_LENGTH = 32;
-  /** States longer than this are refused before any decoding work. */
-  public static final int MAX_TOKEN_LENGTH = 1024;
+    private static final byte VERSION = 1;
+    private static final int MAC_LENGTH = 32;
+    /** States longer than this are refused before any decoding work. */
+    public static final int MAX_TOKEN_LENGTH = 1024;
 
-  private final RequestStateKey sealingKey;
-  private final Map<String, RequestStateKey> keysById = new LinkedHashMap<>();
-  private final Duration lifetime;
-  private final Clock clock;
+    private final RequestStateKey sealingKey;
+    private final Map<String, RequestStateKey> keysById = new LinkedHashMap<>();
+    private final Duration lifetime;
+    private final Clock clock;
 
-  /** What an opened state points to. */
-  public record Opened(String callId, int round) {}
+    /** What an opened state points to. */
+    public record Opened(String callId, int round) {}
 
-  public RequestStateCodec(List<RequestStateKey> keys, Duration lifetime, Clock clock) {
-    if (keys.isEmpty()) {
-      throw new IllegalArgumentException("at least one requestState key is needed");
+    public RequestStateCodec(List<RequestStateKey> keys, Duration lifetime, Clock clock) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("at least one requestState key is needed");
+        }
+        this.sealingKey = keys.get(0);
+        keys.forEach(key -> {
+            if (keysById.putIfAbsent(key.id(), key) != null) {
+                throw new IllegalArgumentException("duplicate requestState key id " + key.id());
+            }
+        });
+        this.lifetime = lifetime;
+        this.clock = clock;
     }
-    this.sealingKey = keys.get(0);
-    keys.forEach(key -> {
-      if (keysById.putIfAbsent(key.id(), key) != null) {
-        throw new IllegalArgumentException("duplicate requestState key id " + key.id());
-      }
+
+    public Duration lifetime() {
+        return lifetime;
+    }
+
+    public String seal(String callId, int round, RequestStateBinding binding) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeByte(VERSION);
+            out.writeUTF(sealingKey.id());
+            out.writeUTF(callId);
+            out.writeInt(round);
+            out.writeLong(clock.instant().plus(lifetime).getEpochSecond());
+            out.write(bindingDigest(binding));
+            out.flush();
+            byte[] payload = bytes.toByteArray();
+            byte[] mac = mac(sealingKey, payload);
+            byte[] token = Arrays.copyOf(payload, payload.length + MAC_LENGTH);
+            System.arraycopy(mac, 0, token, payload.length, MAC_LENGTH);
+            String encoded = Base64.getUrlEncoder().withoutPadding().encodeToString(token);
+            if (encoded.length() > MAX_TOKEN_LENGTH) {
+                throw new IllegalArgumentException("call id too long: the requestState would exceed " + MAX_TOKEN_LENGTH
+                        + " characters and could never be opened");
+            }
+            return encoded;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Verifies MAC, expiry and binding; any failure is an {@link InvalidRequestStateException}. */
+    public Opened open(String token, RequestStateBinding binding) throws InvalidRequestStateException {
+        if (token == null || token.isEmpty() || token.length() > MAX_TOKEN_LENGTH) {
+            throw new InvalidRequestStateException("missing or oversized requestState");
+        }
+        byte[] raw;
+        try {
+            raw = Base64.getUrlDecoder().decode(token);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestStateException("requestState is not base64url");
+        }
+        // Only the exact text seal() wrote is accepted: padding, and stray bits in the last
+        // character, would otherwise give several texts for one sealed state.
+        if (!Base64.getUrlEncoder().withoutPadding().encodeToString(raw).equals(token)) {
+            throw new InvalidRequestStateException("requestState is not in canonical base64url");
+        }
+        if (raw.length <= MAC_LENGTH + 1) {
+            throw new InvalidRequestStateException("requestState too short");
+        }
+        byte[] payload = Arrays.copyOf(raw, raw.length - MAC_LENGTH);
+        byte[] presentedMac = Arrays.copyOfRange(raw, raw.length - MAC_LENGTH, raw.length);
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
+            if (in.readByte() != VERSION) {
+                throw new InvalidRequestStateException("unknown requestState version");
+            }
+            RequestStateKey key = keysById.get(in.readUTF());
+            if (key == null) {
+                throw new InvalidRequestStateException("requestState sealed with an unknown key");
+            }
+            if (!MessageDigest.isEqual(mac(key, payload), presentedMac)) {
+                throw new InvalidRequestStateException("requestState MAC does not verify");
+            }
+            String callId = in.readUTF();
+            int round = in.readInt();
+            long expiresAt = in.readLong();
+            byte[] boundTo = in.readNBytes(32);
+            if (in.available() != 0) {
+                throw new InvalidRequestStateException("trailing bytes in requestState");
+            }
+            if (clock.instant().isAfter(Instant.ofEpochSecond(expiresAt))) {
+                throw new InvalidRequestStateException("requestState expired at " + Instant.ofEpochSecond(expiresAt));
+            }
+            if (!MessageDigest.isEqual(boundTo, bindingDigest(binding))) {
+                throw new InvalidRequestStateException(
+                        "requestState presented for another principal, method, name or arguments");
+            }
+            return new Opened(callId, round);
+        } catch (IOException e) {
+            throw new InvalidRequestStateException("truncated requestState");
+        }
+    }
+
+    private static byte[] bindingDigest(RequestStateBinding binding) {
+        String joined =
+                String.join("\u0000", binding.principal(), binding.method(), binding.name(), binding.argumentsDigest());
+        return Json.sha256(joined.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** One Mac per thread: {@code Mac.getInstance} looks the provider up reflectively each time. */
+    private static final ThreadLocal<Mac> HMAC_SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return Mac.getInstance("HmacSHA256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     });
-    this.lifetime = lifetime;
-    this.clock = clock;
-  }
 
-  public Duration lifetime() {
-    return lifetime;
-  }
-
-  public String seal(String callId, int round, RequestStateBinding binding) {
-    try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-      DataOutputStream out = new DataOutputStream(bytes);
-      out.writeByte(VERSION);
-      out.writeUTF(sealingKey.id());
-      out.writeUTF(callId);
-      out.writeInt(round);
-      out.writeLong(clock.instant().plus(lifetime).getEpochSecond());
-      out.write(bindingDigest(binding));
-      out.flush();
-      byte[] payload = bytes.toByteArray();
-      byte[] mac = mac(sealingKey, payload);
-      byte[] token = Arrays.copyOf(payload, payload.length + MAC_LENGTH);
-      System.arraycopy(mac, 0, token, payload.length, MAC_LENGTH);
-      String encoded = Base64.getUrlEncoder().withoutPadding().encodeToString(token);
-      if (encoded.length() > MAX_TOKEN_LENGTH) {
-        throw new IllegalArgumentException("call id too long: the requestState would exceed "
-            + MAX_TOKEN_LENGTH + " characters and could never be opened");
-      }
-      return encoded;
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
+    private static byte[] mac(RequestStateKey key, byte[] payload) {
+        try {
+            Mac mac = HMAC_SHA256.get();
+            mac.init(new SecretKeySpec(key.secret(), "HmacSHA256"));
+            return mac.doFinal(payload);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
-  }
-
-  /** Verifies MAC, expiry and binding; any failure is an {@link InvalidRequestStateException}. */
-  public Opened open(String token, RequestStateBinding binding) throws InvalidRequestStateException {
-    if (token == null || token.isEmpty() || token.length() > MAX_TOKEN_LENGTH) {
-      throw new InvalidRequestStateException("missing or oversized requestState");
-    }
-    byte[] raw;
-    try {
-      raw = Base64.getUrlDecoder().decode(token);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidRequestStateException("requestState is not base64url");
-    }
-    // Only the exact text seal() wrote is accepted: padding, and stray bits in the last
-    // character, would otherwise give several texts for one sealed state.
-    if (!Base64.getUrlEncoder().withoutPadding().encodeToString(raw).equals(token)) {
-      throw new InvalidRequestStateException("requestState is not in canonical base64url");
-    }
-    if (raw.length <= MAC_LENGTH + 1) {
-      throw new InvalidRequestStateException("requestState too short");
-    }
-    byte[] payload = Arrays.copyOf(raw, raw.length - MAC_LENGTH);
-    byte[] presentedMac = Arrays.copyOfRange(raw, raw.length - MAC_LENGTH, raw.length);
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
-      if (in.readByte() != VERSION) {
-        throw new InvalidRequestStateException("unknown requestState version");
-      }
-      RequestStateKey key = keysById.get(in.readUTF());
-      if (key == null) {
-        throw new InvalidRequestStateException("requestState sealed with an unknown key");
-      }
-      if (!MessageDigest.isEqual(mac(key, payload), presentedMac)) {
-        throw new InvalidRequestStateException("requestState MAC does not verify");
-      }
-      String callId = in.readUTF();
-      int round = in.readInt();
-      long expiresAt = in.readLong();
-      byte[] boundTo = in.readNBytes(32);
-      if (in.available() != 0) {
-        throw new InvalidRequestStateException("trailing bytes in requestState");
-      }
-      if (clock.instant().isAfter(Instant.ofEpochSecond(expiresAt))) {
-        throw new InvalidRequestStateException("requestState expired at " + Instant.ofEpochSecond(expiresAt));
-      }
-      if (!MessageDigest.isEqual(boundTo, bindingDigest(binding))) {
-        throw new InvalidRequestStateException(
-            "requestState presented for another principal, method, name or arguments");
-      }
-      return new Opened(callId, round);
-    } catch (IOException e) {
-      throw new InvalidRequestStateException("truncated requestState");
-    }
-  }
-
-  private static byte[] bindingDigest(RequestStateBinding binding) {
-    String joined = String.join("\u0000",
-        binding.principal(), binding.method(), binding.name(), binding.argumentsDigest());
-    return Json.sha256(joined.getBytes(StandardCharsets.UTF_8));
-  }
-
-  /** One Mac per thread: {@code Mac.getInstance} looks the provider up reflectively each time. */
-  private static final ThreadLocal<Mac> HMAC_SHA256 = ThreadLocal.withInitial(() -> {
-    try {
-      return Mac.getInstance("HmacSHA256");
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
-  });
-
-  private static byte[] mac(RequestStateKey key, byte[] payload) {
-    try {
-      Mac mac = HMAC_SHA256.get();
-      mac.init(new SecretKeySpec(key.secret(), "HmacSHA256"));
-      return mac.doFinal(payload);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
-  }
 }

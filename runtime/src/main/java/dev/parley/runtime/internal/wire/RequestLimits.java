@@ -12,11 +12,11 @@ package dev.parley.runtime.internal.wire;
  */
 public record RequestLimits(int maxDepth, int maxStringLength, int maxArrayLength, int maxMembers) {
 
-  public static final RequestLimits DEFAULTS = new RequestLimits(64, 512 * 1024, 50_000, 100_000);
+    public static final RequestLimits DEFAULTS = new RequestLimits(64, 512 * 1024, 50_000, 100_000);
 
-  public RequestLimits {
-    if (maxDepth < 4 || maxStringLength < 1 || maxArrayLength < 1 || maxMembers < 1) {
-      throw new IllegalArgumentException("request limits must be positive (max-depth at least 4): " + this);
+    public RequestLimits {
+        if (maxDepth < 4 || maxStringLength < 1 || maxArrayLength < 1 || maxMembers < 1) {
+            throw new IllegalArgumentException("request limits must be positive (max-depth at least 4): " + this);
+        }
     }
-  }
 }

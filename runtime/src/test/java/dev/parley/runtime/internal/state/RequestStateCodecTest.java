@@ -1,274 +1,311 @@
 package dev.parley.runtime.internal.state;
 
-import dev.parley.runtime.Json;
-import dev.parley.testing.MutableClock;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Arrays;
-import java.util.Base64;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.parley.runtime.Json;
+import dev.parley.testing.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 class RequestStateCodecTest {
-  private static final String BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  private static final Duration LIFETIME = Duration.ofMinutes(10);
-  private static final RequestStateKey OLD_KEY = key("k1", 1);
-  private static final RequestStateKey NEW_KEY = key("k2", 2);
-  private static final RequestStateBinding BINDING = new RequestStateBinding(
-      "alice", "tools/call", "schedule_release", Json.digest(Json.parse("{\"service\":\"billing\"}")));
+    private static final String BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    private static final Duration LIFETIME = Duration.ofMinutes(10);
+    private static final RequestStateKey OLD_KEY = key("k1", 1);
+    private static final RequestStateKey NEW_KEY = key("k2", 2);
+    private static final RequestStateBinding BINDING = new RequestStateBinding(
+            "alice", "tools/call", "schedule_release", Json.digest(Json.parse("{\"service\":\"billing\"}")));
 
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-07-28T09:00:00Z"));
-  private final RequestStateCodec codec = new RequestStateCodec(List.of(OLD_KEY), LIFETIME, clock);
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-07-28T09:00:00Z"));
+    private final RequestStateCodec codec = new RequestStateCodec(List.of(OLD_KEY), LIFETIME, clock);
 
-  private static RequestStateKey key(String id, int fill) {
-    byte[] secret = new byte[32];
-    Arrays.fill(secret, (byte) fill);
-    return new RequestStateKey(id, secret);
-  }
+    private static RequestStateKey key(String id, int fill) {
+        byte[] secret = new byte[32];
+        Arrays.fill(secret, (byte) fill);
+        return new RequestStateKey(id, secret);
+    }
 
-  private void assertRejected(RequestStateCodec codec, String token, RequestStateBinding binding) {
-    assertThrows(InvalidRequestStateException.class, () -> codec.open(token, binding),
-        () -> "opened: " + token);
-  }
+    private void assertRejected(RequestStateCodec codec, String token, RequestStateBinding binding) {
+        assertThrows(InvalidRequestStateException.class, () -> codec.open(token, binding), () -> "opened: " + token);
+    }
 
-  @Test
-  void aSealedStateOpensToTheCallAndRoundItPointsTo() throws Exception {
-    String token = codec.seal("call-1", 3, BINDING);
+    @Test
+    void aSealedStateOpensToTheCallAndRoundItPointsTo() throws Exception {
+        String token = codec.seal("call-1", 3, BINDING);
 
-    RequestStateCodec.Opened opened = codec.open(token, BINDING);
+        RequestStateCodec.Opened opened = codec.open(token, BINDING);
 
-    assertEquals(new RequestStateCodec.Opened("call-1", 3), opened);
-  }
+        assertEquals(new RequestStateCodec.Opened("call-1", 3), opened);
+    }
 
-  @Test
-  void aSealedStateIsUrlSafeTextWithinTheSizeBound() {
-    String token = codec.seal("0f8fad5b-d9cb-469f-a165-70867728950e", 12, BINDING);
+    @Test
+    void aSealedStateIsUrlSafeTextWithinTheSizeBound() {
+        String token = codec.seal("0f8fad5b-d9cb-469f-a165-70867728950e", 12, BINDING);
 
-    assertTrue(token.matches("[A-Za-z0-9_-]+"), token);
-    assertTrue(token.length() <= RequestStateCodec.MAX_TOKEN_LENGTH);
-  }
+        assertTrue(token.matches("[A-Za-z0-9_-]+"), token);
+        assertTrue(token.length() <= RequestStateCodec.MAX_TOKEN_LENGTH);
+    }
 
-  @Test
-  void aStateWithAnyCharacterChangedIsRejected() {
-    String token = codec.seal("call-1", 1, BINDING);
-    for (int i = 0; i < token.length(); i++) {
-      for (char replacement : BASE64URL.toCharArray()) {
-        if (replacement == token.charAt(i)) {
-          continue;
+    @Test
+    void aStateWithAnyCharacterChangedIsRejected() {
+        String token = codec.seal("call-1", 1, BINDING);
+        for (int i = 0; i < token.length(); i++) {
+            for (char replacement : BASE64URL.toCharArray()) {
+                if (replacement == token.charAt(i)) {
+                    continue;
+                }
+                String tampered = token.substring(0, i) + replacement + token.substring(i + 1);
+                assertRejected(codec, tampered, BINDING);
+            }
         }
-        String tampered = token.substring(0, i) + replacement + token.substring(i + 1);
-        assertRejected(codec, tampered, BINDING);
-      }
     }
-  }
 
-  @Test
-  void aStateWithAnyBitFlippedIsRejected() {
-    byte[] raw = Base64.getUrlDecoder().decode(codec.seal("call-1", 1, BINDING));
-    for (int i = 0; i < raw.length; i++) {
-      for (int bit = 0; bit < 8; bit++) {
-        byte[] tampered = raw.clone();
-        tampered[i] ^= (byte) (1 << bit);
-        assertRejected(codec, Base64.getUrlEncoder().withoutPadding().encodeToString(tampered), BINDING);
-      }
+    @Test
+    void aStateWithAnyBitFlippedIsRejected() {
+        byte[] raw = Base64.getUrlDecoder().decode(codec.seal("call-1", 1, BINDING));
+        for (int i = 0; i < raw.length; i++) {
+            for (int bit = 0; bit < 8; bit++) {
+                byte[] tampered = raw.clone();
+                tampered[i] ^= (byte) (1 << bit);
+                assertRejected(codec, Base64.getUrlEncoder().withoutPadding().encodeToString(tampered), BINDING);
+            }
+        }
     }
-  }
 
-  @Test
-  void aStateWithBytesAddedOrRemovedIsRejected() {
-    String token = codec.seal("call-1", 1, BINDING);
-    byte[] raw = Base64.getUrlDecoder().decode(token);
-    Base64.Encoder encoder = Base64.getUrlEncoder().withoutPadding();
+    @Test
+    void aStateWithBytesAddedOrRemovedIsRejected() {
+        String token = codec.seal("call-1", 1, BINDING);
+        byte[] raw = Base64.getUrlDecoder().decode(token);
+        Base64.Encoder encoder = Base64.getUrlEncoder().withoutPadding();
 
-    assertRejected(codec, encoder.encodeToString(Arrays.copyOf(raw, raw.length - 1)), BINDING);
-    assertRejected(codec, encoder.encodeToString(Arrays.copyOf(raw, raw.length + 1)), BINDING);
-    assertRejected(codec, encoder.encodeToString(Arrays.copyOfRange(raw, 1, raw.length)), BINDING);
-    assertRejected(codec, token + "A", BINDING);
-    assertRejected(codec, token.substring(0, token.length() - 1), BINDING);
-  }
-
-  @Test
-  void aStateInAnotherEncodingOfTheSameBytesIsRejected() {
-    String token = codec.seal("call-1", 1, BINDING);
-    String padded = Base64.getUrlEncoder().encodeToString(Base64.getUrlDecoder().decode(token));
-    assertNotEquals(token, padded, "the sealed token is expected to need padding");
-
-    assertRejected(codec, padded, BINDING);
-    assertRejected(codec, " " + token, BINDING);
-    assertRejected(codec, token + "\n", BINDING);
-    String standardAlphabet = token.replace('-', '+').replace('_', '/');
-    if (!standardAlphabet.equals(token)) {
-      assertRejected(codec, standardAlphabet, BINDING);
+        assertRejected(codec, encoder.encodeToString(Arrays.copyOf(raw, raw.length - 1)), BINDING);
+        assertRejected(codec, encoder.encodeToString(Arrays.copyOf(raw, raw.length + 1)), BINDING);
+        assertRejected(codec, encoder.encodeToString(Arrays.copyOfRange(raw, 1, raw.length)), BINDING);
+        assertRejected(codec, token + "A", BINDING);
+        assertRejected(codec, token.substring(0, token.length() - 1), BINDING);
     }
-  }
 
-  @Test
-  void aStateSealedByAnotherServerWithTheSameKeyIdButAnotherSecretIsRejected() {
-    RequestStateCodec impostor = new RequestStateCodec(List.of(key("k1", 9)), LIFETIME, clock);
+    @Test
+    void aStateInAnotherEncodingOfTheSameBytesIsRejected() {
+        String token = codec.seal("call-1", 1, BINDING);
+        String padded =
+                Base64.getUrlEncoder().encodeToString(Base64.getUrlDecoder().decode(token));
+        assertNotEquals(token, padded, "the sealed token is expected to need padding");
 
-    assertRejected(codec, impostor.seal("call-1", 1, BINDING), BINDING);
-  }
-
-  @Test
-  void aStateOpensUntilItsExpiryAndNotAfter() throws Exception {
-    String token = codec.seal("call-1", 1, BINDING);
-
-    clock.advance(LIFETIME);
-    assertEquals("call-1", codec.open(token, BINDING).callId());
-
-    clock.advance(Duration.ofSeconds(1));
-    assertRejected(codec, token, BINDING);
-  }
-
-  @Test
-  void anExpiredStateIsRejectedEvenByANewCodecInstance() {
-    String token = codec.seal("call-1", 1, BINDING);
-    clock.advance(Duration.ofHours(1));
-
-    assertRejected(new RequestStateCodec(List.of(OLD_KEY), Duration.ofDays(1), clock), token, BINDING);
-  }
-
-  @Test
-  void aStatePresentedByAnotherPrincipalIsRejected() {
-    String token = codec.seal("call-1", 1, BINDING);
-
-    assertRejected(codec, token, new RequestStateBinding(
-        "mallory", BINDING.method(), BINDING.name(), BINDING.argumentsDigest()));
-  }
-
-  @Test
-  void aStatePresentedForAnotherMethodIsRejected() {
-    String token = codec.seal("call-1", 1, BINDING);
-
-    assertRejected(codec, token, new RequestStateBinding(
-        BINDING.principal(), "prompts/get", BINDING.name(), BINDING.argumentsDigest()));
-  }
-
-  @Test
-  void aStatePresentedForAnotherToolNameIsRejected() {
-    String token = codec.seal("call-1", 1, BINDING);
-
-    assertRejected(codec, token, new RequestStateBinding(
-        BINDING.principal(), BINDING.method(), "book_venue", BINDING.argumentsDigest()));
-  }
-
-  @Test
-  void aStatePresentedWithOtherArgumentsIsRejected() {
-    String token = codec.seal("call-1", 1, BINDING);
-
-    assertRejected(codec, token, new RequestStateBinding(BINDING.principal(), BINDING.method(), BINDING.name(),
-        Json.digest(Json.parse("{\"service\":\"payments\"}"))));
-  }
-
-  @Test
-  void argumentsThatDifferOnlyInKeyOrderHaveTheSameDigest() throws Exception {
-    String token = codec.seal("call-1", 1, new RequestStateBinding("alice", "tools/call", "book_venue",
-        Json.digest(Json.parse("{\"date\":\"2026-08-01\",\"guests\":40}"))));
-
-    RequestStateCodec.Opened opened = codec.open(token, new RequestStateBinding("alice", "tools/call", "book_venue",
-        Json.digest(Json.parse("{ \"guests\": 40, \"date\": \"2026-08-01\" }"))));
-
-    assertEquals("call-1", opened.callId());
-  }
-
-  @Test
-  void bindingFieldsCannotBeShiftedIntoEachOther() {
-    String token = codec.seal("call-1", 1, new RequestStateBinding("alice", "tools/call", "ab", "cd"));
-
-    assertRejected(codec, token, new RequestStateBinding("alice", "tools/call", "a", "bcd"));
-    assertRejected(codec, token, new RequestStateBinding("alice", "tools/call", "abc", "d"));
-  }
-
-  @Test
-  void aStateSealedWithTheOldKeyStillOpensAfterTheKeyRotates() throws Exception {
-    String sealedBeforeRotation = codec.seal("call-1", 2, BINDING);
-    RequestStateCodec rotated = new RequestStateCodec(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
-
-    assertEquals(new RequestStateCodec.Opened("call-1", 2), rotated.open(sealedBeforeRotation, BINDING));
-  }
-
-  @Test
-  void aRotatedCodecSealsWithItsFirstKey() throws Exception {
-    RequestStateCodec rotated = new RequestStateCodec(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
-    String sealedAfterRotation = rotated.seal("call-2", 1, BINDING);
-
-    assertRejected(codec, sealedAfterRotation, BINDING);
-    RequestStateCodec newKeyOnly = new RequestStateCodec(List.of(NEW_KEY), LIFETIME, clock);
-    assertEquals("call-2", newKeyOnly.open(sealedAfterRotation, BINDING).callId());
-  }
-
-  @Test
-  void aCodecThatDroppedTheOldKeyRejectsStatesSealedWithIt() {
-    String sealedWithOldKey = codec.seal("call-1", 1, BINDING);
-
-    assertRejected(new RequestStateCodec(List.of(NEW_KEY), LIFETIME, clock), sealedWithOldKey, BINDING);
-  }
-
-  @Test
-  void aStateNamingAnUnknownKeyIdIsRejected() {
-    RequestStateCodec other = new RequestStateCodec(List.of(key("elsewhere", 1)), LIFETIME, clock);
-
-    assertRejected(codec, other.seal("call-1", 1, BINDING), BINDING);
-  }
-
-  @Test
-  void missingEmptyOversizedAndGarbageStatesAreRejected() {
-    String oversized = "A".repeat(RequestStateCodec.MAX_TOKEN_LENGTH + 1);
-    for (String token : new String[] {null, "", " ", "A", "AAAA", oversized, "not base64!", "%%%%", "eyJhbGciOiJub25lIn0",
-        "{\"callId\":\"call-1\",\"round\":1}", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0-P0BBQkNERUZH"}) {
-      assertRejected(codec, token, BINDING);
+        assertRejected(codec, padded, BINDING);
+        assertRejected(codec, " " + token, BINDING);
+        assertRejected(codec, token + "\n", BINDING);
+        String standardAlphabet = token.replace('-', '+').replace('_', '/');
+        if (!standardAlphabet.equals(token)) {
+            assertRejected(codec, standardAlphabet, BINDING);
+        }
     }
-  }
 
-  @Test
-  void aStateOfAnUnknownVersionIsRejected() {
-    byte[] raw = Base64.getUrlDecoder().decode(codec.seal("call-1", 1, BINDING));
-    raw[0] = 2;
+    @Test
+    void aStateSealedByAnotherServerWithTheSameKeyIdButAnotherSecretIsRejected() {
+        RequestStateCodec impostor = new RequestStateCodec(List.of(key("k1", 9)), LIFETIME, clock);
 
-    assertRejected(codec, Base64.getUrlEncoder().withoutPadding().encodeToString(raw), BINDING);
-  }
+        assertRejected(codec, impostor.seal("call-1", 1, BINDING), BINDING);
+    }
 
-  @Test
-  void theRejectionReasonNamesTheCauseForTheLog() {
-    String token = codec.seal("call-1", 1, BINDING);
-    clock.advance(Duration.ofHours(1));
+    @Test
+    void aStateOpensUntilItsExpiryAndNotAfter() throws Exception {
+        String token = codec.seal("call-1", 1, BINDING);
 
-    InvalidRequestStateException expired = assertThrows(InvalidRequestStateException.class,
-        () -> codec.open(token, BINDING));
+        clock.advance(LIFETIME);
+        assertEquals("call-1", codec.open(token, BINDING).callId());
 
-    assertTrue(expired.getMessage().contains("expired"), expired.getMessage());
-  }
+        clock.advance(Duration.ofSeconds(1));
+        assertRejected(codec, token, BINDING);
+    }
 
-  @Test
-  void aCodecNeedsAtLeastOneKeyAndDistinctKeyIds() {
-    assertThrows(IllegalArgumentException.class, () -> new RequestStateCodec(List.of(), LIFETIME, clock));
-    assertThrows(IllegalArgumentException.class,
-        () -> new RequestStateCodec(List.of(OLD_KEY, key("k1", 5)), LIFETIME, clock));
-  }
+    @Test
+    void anExpiredStateIsRejectedEvenByANewCodecInstance() {
+        String token = codec.seal("call-1", 1, BINDING);
+        clock.advance(Duration.ofHours(1));
 
-  @Test
-  void aBindingNeedsEveryField() {
-    assertThrows(NullPointerException.class, () -> new RequestStateBinding(null, "tools/call", "t", "d"));
-    assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", null, "t", "d"));
-    assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", "tools/call", null, "d"));
-    assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", "tools/call", "t", null));
-  }
+        assertRejected(new RequestStateCodec(List.of(OLD_KEY), Duration.ofDays(1), clock), token, BINDING);
+    }
 
-  @Test
-  void aStateForANonAsciiCallIdRoundTrips() throws Exception {
-    String callId = "appel-\u00e9t\u00e9-\uD83D\uDE80";
+    @Test
+    void aStatePresentedByAnotherPrincipalIsRejected() {
+        String token = codec.seal("call-1", 1, BINDING);
 
-    assertEquals(callId, codec.open(codec.seal(callId, 1, BINDING), BINDING).callId());
-  }
+        assertRejected(
+                codec,
+                token,
+                new RequestStateBinding("mallory", BINDING.method(), BINDING.name(), BINDING.argumentsDigest()));
+    }
 
-  @Test
-  void aCallIdTooLongForAStateThatCouldBeOpenedIsRefusedWhenSealing() {
-    assertThrows(IllegalArgumentException.class, () -> codec.seal("c".repeat(RequestStateCodec.MAX_TOKEN_LENGTH), 1, BINDING));
-  }
+    @Test
+    void aStatePresentedForAnotherMethodIsRejected() {
+        String token = codec.seal("call-1", 1, BINDING);
+
+        assertRejected(
+                codec,
+                token,
+                new RequestStateBinding(BINDING.principal(), "prompts/get", BINDING.name(), BINDING.argumentsDigest()));
+    }
+
+    @Test
+    void aStatePresentedForAnotherToolNameIsRejected() {
+        String token = codec.seal("call-1", 1, BINDING);
+
+        assertRejected(
+                codec,
+                token,
+                new RequestStateBinding(
+                        BINDING.principal(), BINDING.method(), "book_venue", BINDING.argumentsDigest()));
+    }
+
+    @Test
+    void aStatePresentedWithOtherArgumentsIsRejected() {
+        String token = codec.seal("call-1", 1, BINDING);
+
+        assertRejected(
+                codec,
+                token,
+                new RequestStateBinding(
+                        BINDING.principal(),
+                        BINDING.method(),
+                        BINDING.name(),
+                        Json.digest(Json.parse("{\"service\":\"payments\"}"))));
+    }
+
+    @Test
+    void argumentsThatDifferOnlyInKeyOrderHaveTheSameDigest() throws Exception {
+        String token = codec.seal(
+                "call-1",
+                1,
+                new RequestStateBinding(
+                        "alice",
+                        "tools/call",
+                        "book_venue",
+                        Json.digest(Json.parse("{\"date\":\"2026-08-01\",\"guests\":40}"))));
+
+        RequestStateCodec.Opened opened = codec.open(
+                token,
+                new RequestStateBinding(
+                        "alice",
+                        "tools/call",
+                        "book_venue",
+                        Json.digest(Json.parse("{ \"guests\": 40, \"date\": \"2026-08-01\" }"))));
+
+        assertEquals("call-1", opened.callId());
+    }
+
+    @Test
+    void bindingFieldsCannotBeShiftedIntoEachOther() {
+        String token = codec.seal("call-1", 1, new RequestStateBinding("alice", "tools/call", "ab", "cd"));
+
+        assertRejected(codec, token, new RequestStateBinding("alice", "tools/call", "a", "bcd"));
+        assertRejected(codec, token, new RequestStateBinding("alice", "tools/call", "abc", "d"));
+    }
+
+    @Test
+    void aStateSealedWithTheOldKeyStillOpensAfterTheKeyRotates() throws Exception {
+        String sealedBeforeRotation = codec.seal("call-1", 2, BINDING);
+        RequestStateCodec rotated = new RequestStateCodec(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
+
+        assertEquals(new RequestStateCodec.Opened("call-1", 2), rotated.open(sealedBeforeRotation, BINDING));
+    }
+
+    @Test
+    void aRotatedCodecSealsWithItsFirstKey() throws Exception {
+        RequestStateCodec rotated = new RequestStateCodec(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
+        String sealedAfterRotation = rotated.seal("call-2", 1, BINDING);
+
+        assertRejected(codec, sealedAfterRotation, BINDING);
+        RequestStateCodec newKeyOnly = new RequestStateCodec(List.of(NEW_KEY), LIFETIME, clock);
+        assertEquals("call-2", newKeyOnly.open(sealedAfterRotation, BINDING).callId());
+    }
+
+    @Test
+    void aCodecThatDroppedTheOldKeyRejectsStatesSealedWithIt() {
+        String sealedWithOldKey = codec.seal("call-1", 1, BINDING);
+
+        assertRejected(new RequestStateCodec(List.of(NEW_KEY), LIFETIME, clock), sealedWithOldKey, BINDING);
+    }
+
+    @Test
+    void aStateNamingAnUnknownKeyIdIsRejected() {
+        RequestStateCodec other = new RequestStateCodec(List.of(key("elsewhere", 1)), LIFETIME, clock);
+
+        assertRejected(codec, other.seal("call-1", 1, BINDING), BINDING);
+    }
+
+    @Test
+    void missingEmptyOversizedAndGarbageStatesAreRejected() {
+        String oversized = "A".repeat(RequestStateCodec.MAX_TOKEN_LENGTH + 1);
+        for (String token : new String[] {
+            null,
+            "",
+            " ",
+            "A",
+            "AAAA",
+            oversized,
+            "not base64!",
+            "%%%%",
+            "eyJhbGciOiJub25lIn0",
+            "{\"callId\":\"call-1\",\"round\":1}",
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0-P0BBQkNERUZH"
+        }) {
+            assertRejected(codec, token, BINDING);
+        }
+    }
+
+    @Test
+    void aStateOfAnUnknownVersionIsRejected() {
+        byte[] raw = Base64.getUrlDecoder().decode(codec.seal("call-1", 1, BINDING));
+        raw[0] = 2;
+
+        assertRejected(codec, Base64.getUrlEncoder().withoutPadding().encodeToString(raw), BINDING);
+    }
+
+    @Test
+    void theRejectionReasonNamesTheCauseForTheLog() {
+        String token = codec.seal("call-1", 1, BINDING);
+        clock.advance(Duration.ofHours(1));
+
+        InvalidRequestStateException expired =
+                assertThrows(InvalidRequestStateException.class, () -> codec.open(token, BINDING));
+
+        assertTrue(expired.getMessage().contains("expired"), expired.getMessage());
+    }
+
+    @Test
+    void aCodecNeedsAtLeastOneKeyAndDistinctKeyIds() {
+        assertThrows(IllegalArgumentException.class, () -> new RequestStateCodec(List.of(), LIFETIME, clock));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new RequestStateCodec(List.of(OLD_KEY, key("k1", 5)), LIFETIME, clock));
+    }
+
+    @Test
+    void aBindingNeedsEveryField() {
+        assertThrows(NullPointerException.class, () -> new RequestStateBinding(null, "tools/call", "t", "d"));
+        assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", null, "t", "d"));
+        assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", "tools/call", null, "d"));
+        assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", "tools/call", "t", null));
+    }
+
+    @Test
+    void aStateForANonAsciiCallIdRoundTrips() throws Exception {
+        String callId = "appel-\u00e9t\u00e9-\uD83D\uDE80";
+
+        assertEquals(callId, codec.open(codec.seal(callId, 1, BINDING), BINDING).callId());
+    }
+
+    @Test
+    void aCallIdTooLongForAStateThatCouldBeOpenedIsRefusedWhenSealing() {
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> codec.seal("c".repeat(RequestStateCodec.MAX_TOKEN_LENGTH), 1, BINDING));
+    }
 }
