@@ -59,7 +59,7 @@ public final class DemoLedger {
     }
 
     private final Path file;
-    private long cachedSize = -1;
+    private long cachedSize = 0;
     private List<Entry> cachedEntries = List.of();
 
     public DemoLedger(Path dataDirectory) {
@@ -118,25 +118,42 @@ public final class DemoLedger {
     }
 
     /**
-     * Every entry, re-read only when the file grew (other processes of a cluster may append to it):
-     * read-only tools look at the ledger on every call. A line that is not a whole entry (the
-     * last one, torn by a crash mid-write) is skipped.
+     * Every entry. Only what the file gained since the last look is read (other processes of a
+     * cluster may append to it), and only up to its last line break: a line still being written is
+     * read next time. Read-only tools look at the ledger on every call, so re-reading the whole
+     * file on every append made them slower as the ledger grew. A line that is not a whole entry
+     * (torn by a crash mid-write, then ended by the next append) is skipped.
      */
     public synchronized List<Entry> entries() {
         try {
             long size = Files.exists(file) ? Files.size(file) : 0;
-            if (size != cachedSize) {
-                List<Entry> entries = new ArrayList<>();
-                if (size > 0) {
-                    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            if (size < cachedSize) { // replaced by a shorter file: read it all again
+                cachedEntries = List.of();
+                cachedSize = 0;
+            }
+            if (size > cachedSize) {
+                ByteBuffer grown = ByteBuffer.allocate(Math.toIntExact(size - cachedSize));
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                    while (grown.hasRemaining() && channel.read(grown, cachedSize + grown.position()) >= 0) {}
+                }
+                int whole = 0;
+                for (int i = grown.position() - 1; i >= 0; i--) {
+                    if (grown.get(i) == '\n') {
+                        whole = i + 1;
+                        break;
+                    }
+                }
+                if (whole > 0) {
+                    List<Entry> entries = new ArrayList<>(cachedEntries);
+                    for (String line : new String(grown.array(), 0, whole, StandardCharsets.UTF_8).split("\n")) {
                         Entry entry = parse(line);
                         if (entry != null) {
                             entries.add(entry);
                         }
                     }
+                    cachedEntries = List.copyOf(entries);
+                    cachedSize += whole;
                 }
-                cachedEntries = List.copyOf(entries);
-                cachedSize = size;
             }
             return cachedEntries;
         } catch (IOException e) {
