@@ -116,14 +116,16 @@ public final class HttpReplies {
         HttpResponse response = HttpResponse.create()
                 .withStatus(status)
                 .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
-        // issue 12: a refusal over a per-principal cap says when to try again
-        if (status.intValue() == 429
-                && body.error() != null
-                && body.error().data() != null
-                && body.error().data().path("retryAfterSeconds").canConvertToLong()) {
-            response = response.addHeader(RawHeader.create(
-                    "Retry-After", body.error().data().path("retryAfterSeconds").asText()));
+        // A refusal over a per-principal cap (429) or while the journal is away (503) says when to try again.
+        JsonNode retryAfter = body.error() == null || body.error().data() == null
+                ? null
+                : body.error().data().get("retryAfterSeconds");
+        if ((status.intValue() == 429 || status.intValue() == 503)
+                && retryAfter != null
+                && retryAfter.canConvertToLong()) {
+            response = response.addHeader(
+                    RawHeader.create("Retry-After", Long.toString(Math.max(1, retryAfter.asLong()))));
         }
-        return JournalOutageReplies.withRetryAfter(status, body, response); // issue 17
+        return response;
     }
 }
