@@ -21,7 +21,7 @@ WARMUP=${WARMUP:-45s}   # the unmeasured first run per server: the JIT compiles 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 AS_PORT=$(free_port); ON_PORT=$(free_port); OFF_PORT=$(free_port)
 RESOURCE="http://127.0.0.1:$ON_PORT/mcp"
-RUN=$(mktemp -d /tmp/parley-auth-cost.XXXXXX)
+RUN=$(mktemp -d -t parley-auth-cost.XXXXXX)
 jfr() { [ "${JFR:-0}" = 1 ] && echo "-XX:StartFlightRecording=filename=$RUN/$1.jfr,settings=profile" || true; }
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
