@@ -9,7 +9,7 @@
 #   4. replaced by a new process, which gets traffic once its /ready answers 200,
 # and the next node follows only then. Prints, per node, the time from SIGTERM to exit and from
 # start to ready; then each load generator's summary (flows completed, errors by kind) and the
-# totals: flows, errors, HTTP 5xx.
+# totals: flows, errors, HTTP 5xx, journal write conflicts (two live copies of one entity).
 # Needs: PG_URL/PG_USER/PG_PASSWORD (scripts/postgres-start.sh prints them), haproxy and socat
 # (apt-get install haproxy socat), the jars (mvn -B -q package -DskipTests -pl examples,benchmarks -am).
 # Settings: D load duration (120s), C concurrency per flow (4), PRESTOP (5), GRACE (40),
@@ -43,11 +43,21 @@ now_ms() { date +%s%3N; }
 ready() { [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$((8557 + $1))/ready") == 200 ]]; }
 lb() { echo "$1" | socat - "UNIX-CONNECT:$work/haproxy.sock"; }
 
-start_node() { # start_node N: starts node N, waits (bounded) until its /ready answers 200
-  local n=$1 started
+start_node() { # start_node N [rejoin]: starts node N, waits (bounded) until its /ready answers 200
+  local n=$1 started config="local$1.conf"
+  if [[ ${2:-} == rejoin ]]; then
+    # A restarted node must join the running cluster, never form one: Pekko lets the first node of
+    # its own seed list (node 1 here) join itself when no other seed answers within
+    # seed-node-timeout, which a loaded node can miss; the drill then ran two clusters side by side.
+    config="$work/rejoin$n.conf"
+    {
+      echo "include \"local$n\""
+      echo "pekko.cluster.seed-nodes = [$(for m in 1 2 3; do [[ $m == "$n" ]] || printf '"pekko://parley@127.0.0.1:%s",' $((25520 + m)); done | sed 's/,$//')]"
+    } > "$config"
+  fi
   started=$(now_ms)
   # shellcheck disable=SC2086
-  java $NODE_OPTS -jar "$work/parley.jar" demo --config "local$n.conf" --data "$work/data" >> "$work/node$n.log" 2>&1 &
+  java $NODE_OPTS -jar "$work/parley.jar" demo --config "$config" --data "$work/data" >> "$work/node$n.log" 2>&1 &
   pids[$n]=$!
   for _ in $(seq 1 600); do
     if ready "$n"; then
@@ -127,7 +137,7 @@ for n in 1 2 3; do
   echo "$(date +%T) rolling node $n"
   stop_node "$n"
   lb "set server parley/node$n state ready" > /dev/null
-  start_node "$n"
+  start_node "$n" rejoin
   # The Service routes to it after its next passing check.
   sleep 3
 done
@@ -140,5 +150,7 @@ done
 flows=$(cat "$work"/mrtr?.txt "$work"/task?.txt | awk '$1 == "flows" {s += $2} END {print s + 0}')
 errors=$(cat "$work"/mrtr?.txt "$work"/task?.txt | awk '$1 == "requests" {s += $NF} END {print s + 0}')
 http5xx=$(cat "$work"/mrtr?.txt "$work"/task?.txt | awk '$1 == "error" && / http 5[0-9][0-9] / {s += $NF} END {print s + 0}')
-echo "== total: $flows flows completed, $errors request errors, $http5xx of them HTTP 5xx"
+# Two live copies of one entity (two clusters side by side) show as refused journal writes.
+conflicts=$(cat "$work"/node?.log | grep -c 'already exists' || true)
+echo "== total: $flows flows completed, $errors request errors, $http5xx of them HTTP 5xx, $conflicts journal write conflicts"
 echo "logs and JSON results: $work"
