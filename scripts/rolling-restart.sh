@@ -45,16 +45,9 @@ lb() { echo "$1" | socat - "UNIX-CONNECT:$work/haproxy.sock"; }
 
 start_node() { # start_node N [rejoin]: starts node N, waits (bounded) until its /ready answers 200
   local n=$1 started config="local$1.conf"
-  if [[ ${2:-} == rejoin ]]; then
-    # A restarted node must join the running cluster, never form one: Pekko lets the first node of
-    # its own seed list (node 1 here) join itself when no other seed answers within
-    # seed-node-timeout, which a loaded node can miss; the drill then ran two clusters side by side.
-    config="$work/rejoin$n.conf"
-    {
-      echo "include \"local$n\""
-      echo "pekko.cluster.seed-nodes = [$(for m in 1 2 3; do [[ $m == "$n" ]] || printf '"pekko://parley@127.0.0.1:%s",' $((25520 + m)); done | sed 's/,$//')]"
-    } > "$config"
-  fi
+  # A restarted node 1 joins the running cluster through the others' seeds (local1-rejoin.conf):
+  # with local1.conf, as the first seed node, it may form a second cluster by itself.
+  if [[ ${2:-} == rejoin && $n == 1 ]]; then config=local1-rejoin.conf; fi
   started=$(now_ms)
   # shellcheck disable=SC2086
   java $NODE_OPTS -jar "$work/parley.jar" demo --config "$config" --data "$work/data" >> "$work/node$n.log" 2>&1 &
