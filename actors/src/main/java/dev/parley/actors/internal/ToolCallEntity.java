@@ -177,8 +177,16 @@ public final class ToolCallEntity
      * Replies with what {@code round} ended with, as soon as it has: at once when it already did,
      * else when its answers have been received and the handler re-run. For a 2025-11-25 request
      * stream, which waits while its answers arrive as separate requests, possibly on other nodes.
+     * {@code notices} (null: none wanted) gets the progress and log notifications of the run an
+     * answer to this round starts, on whichever node the answer arrived.
      */
-    public record AwaitRound(int round, String principal, ActorRef<Reply> replyTo) implements Command {}
+    public record AwaitRound(int round, String principal, ActorRef<RoundNotice> notices, ActorRef<Reply> replyTo)
+            implements Command {
+
+        public AwaitRound(int round, String principal, ActorRef<Reply> replyTo) {
+            this(round, principal, null, replyTo);
+        }
+    }
 
     /**
      * A 2025-11-25 first round ended (completed with {@code result}, or failed with {@code error})
@@ -263,6 +271,8 @@ public final class ToolCallEntity
     private final Duration stepTimeout;
     /** Streams waiting for a round's outcome ({@link AwaitRound}); not journaled: they ask again. */
     private final Map<Integer, List<ActorRef<Reply>>> waiting = new HashMap<>();
+    /** Where the notifications of a run an answer starts go: the latest waiting stream's relay, per round. */
+    private final Map<Integer, ActorRef<RoundNotice>> noticesOfRound = new HashMap<>();
 
     private static final int MAX_WAITING_PER_ROUND = 16;
     /** Round 0 on a call not journaled yet: only the principal its first round runs for gets the outcome. */
@@ -429,7 +439,7 @@ public final class ToolCallEntity
                         command.principal(),
                         command.capabilities(),
                         false,
-                        null,
+                        noticesOfRound.get(state.round()),
                         command.replyTo()));
     }
 
@@ -445,6 +455,9 @@ public final class ToolCallEntity
             waiters.remove(0); // the oldest asked long ago and has asked again since
         }
         waiters.add(command.replyTo());
+        if (command.notices() != null) {
+            noticesOfRound.put(command.round(), command.notices());
+        }
         return Effect().noReply();
     }
 
@@ -503,6 +516,7 @@ public final class ToolCallEntity
 
     /** Tells every stream waiting for {@code round} what it ended with. */
     private void wake(int round, Reply outcome) {
+        noticesOfRound.remove(round);
         List<ActorRef<Reply>> waiters = waiting.remove(round);
         if (waiters != null) {
             waiters.forEach(waiter -> waiter.tell(outcome));
