@@ -197,7 +197,7 @@ final class LegacyRoutes {
                 sessionId,
                 session.protocolVersion(),
                 cursor,
-                (events, run, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, awaiting));
+                (events, run, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, run, awaiting));
     }
 
     private CompletionStage<HttpResponse> request(
@@ -246,8 +246,8 @@ final class LegacyRoutes {
                                                 waiting.round(),
                                                 StreamCursors.ROUND_START,
                                                 request.id()),
-                                        (events, run, awaiting) ->
-                                                pipeline.legacyCalls().continueFrom(request, first, events, awaiting))
+                                        (events, run, awaiting) -> pipeline.legacyCalls()
+                                                .continueFrom(request, first, events, run, awaiting))
                                 : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
             }
             return pipeline.handle(request)

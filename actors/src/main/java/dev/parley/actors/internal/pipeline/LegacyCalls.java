@@ -2,6 +2,7 @@ package dev.parley.actors.internal.pipeline;
 
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.internal.engine.Cancellation;
+import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
@@ -72,7 +73,7 @@ public final class LegacyCalls {
                 done.complete(null); // cancelled by the client: no response, nothing to journal (spec: cancellation)
                 return;
             }
-            continueWith(request, end, failure, events, new HashSet<>(), stop, done, true, request.callId(), 0);
+            continueWith(request, end, failure, events, new HashSet<>(), run, stop, done, true, request.callId(), 0);
         });
         return done;
     }
@@ -82,21 +83,9 @@ public final class LegacyCalls {
      * {@link McpPipeline#handle}): its questions, then its later rounds, then its response.
      */
     public CompletionStage<Void> continueFrom(
-            McpRequest request, McpReply.Final first, Consumer<Object> emit, Cancellation stop) {
-        return continueFrom(
-                request,
-                first,
-                (message, cursor) -> {
-                    emit.accept(message);
-                    return true;
-                },
-                stop);
-    }
-
-    public CompletionStage<Void> continueFrom(
-            McpRequest request, McpReply.Final first, Events events, Cancellation stop) {
+            McpRequest request, McpReply.Final first, Events events, Cancellation run, Cancellation stop) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        continueWith(request, first, null, events, new HashSet<>(), stop, done, false, request.callId(), 0);
+        continueWith(request, first, null, events, new HashSet<>(), run, stop, done, false, request.callId(), 0);
         return done;
     }
 
@@ -107,7 +96,7 @@ public final class LegacyCalls {
      * questions and the response as the call goes on. Nothing after a response.
      */
     public CompletionStage<Void> resume(
-            McpRequest request, StreamCursors.Cursor cursor, Events events, Cancellation stop) {
+            McpRequest request, StreamCursors.Cursor cursor, Events events, Cancellation run, Cancellation stop) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (cursor.position() == StreamCursors.RESPONSE) {
             done.complete(null);
@@ -117,7 +106,17 @@ public final class LegacyCalls {
         if (cursor.round() == 0) {
             bridge.outcomeOf(request, cursor.callId(), 0, stop)
                     .whenComplete((next, failure) -> continueWith(
-                            request, next, failure, events, new HashSet<>(), stop, done, false, cursor.callId(), 0));
+                            request,
+                            next,
+                            failure,
+                            events,
+                            new HashSet<>(),
+                            run,
+                            stop,
+                            done,
+                            false,
+                            cursor.callId(),
+                            0));
             return done;
         }
         // The questions of round r are what round r - 1 ended with.
@@ -128,7 +127,8 @@ public final class LegacyCalls {
                         .limit(cursor.position())
                         .forEach(sent::add);
             }
-            continueWith(request, asked, failure, events, sent, stop, done, false, cursor.callId(), cursor.round());
+            continueWith(
+                    request, asked, failure, events, sent, run, stop, done, false, cursor.callId(), cursor.round());
         });
         return done;
     }
@@ -139,6 +139,7 @@ public final class LegacyCalls {
             Throwable failure,
             Events events,
             Set<String> sent,
+            Cancellation run,
             Cancellation stop,
             CompletableFuture<Void> done,
             boolean firstRound,
@@ -171,10 +172,28 @@ public final class LegacyCalls {
                             new StreamCursors.Cursor(waiting.callId(), waiting.round(), position, request.id()));
                 }
             }
+            // The run the answers start is in the call's entity, maybe on another node: its notifications
+            // come back to this stream, and the client's cancel stops it there.
+            StreamCursors.Cursor afterQuestions =
+                    new StreamCursors.Cursor(waiting.callId(), waiting.round(), position, request.id());
+            RunEnvironment.RequestSink notices = request.wantsNotifications()
+                    ? new RequestNotifications(request, notification -> events.send(notification, afterQuestions))
+                    : RunEnvironment.RequestSink.NONE;
+            run.onCancel(() -> pipeline.serverRequests().cancelRound(waiting.callId(), waiting.round()));
             pipeline.serverRequests()
-                    .next(request, waiting, stop)
+                    .next(request, waiting, notices, stop)
                     .whenComplete((next, error) -> continueWith(
-                            request, next, error, events, sent, stop, done, false, waiting.callId(), waiting.round()));
+                            request,
+                            next,
+                            error,
+                            events,
+                            sent,
+                            run,
+                            stop,
+                            done,
+                            false,
+                            waiting.callId(),
+                            waiting.round()));
             return;
         }
         if (!events.send(response(reply), response) && firstRound) {

@@ -87,7 +87,8 @@ public final class McpPipeline {
         this.listen = new ListenRequests(notifications);
         this.sessions = new LegacySessions(
                 sharding, settings, server, catalog.legacyCapabilities(), JournalAvailability.get(system));
-        this.serverRequests = new ServerRequestBridge(stateCodec, sharding, settings, JournalAvailability.get(system));
+        this.serverRequests =
+                new ServerRequestBridge(system, stateCodec, sharding, settings, JournalAvailability.get(system));
         this.legacyCalls = new LegacyCalls(this);
         this.streamCursors = new StreamCursors(stateCodec);
         this.legacyCancellations = new LegacyCancellations(system);
@@ -162,7 +163,7 @@ public final class McpPipeline {
                         STREAM_BUFFER, OverflowStrategy.dropHead())
                 .preMaterialize(materializer);
         CompletionStage<McpReply.Final> end = handle(
-                        request, new RequestNotifications(request, queue.first()), cancellation)
+                        request, new RequestNotifications(request, queue.first()::offer), cancellation)
                 .whenComplete((reply, failure) -> queue.first().complete());
         return new McpReply.Stream(queue.second(), end);
     }

@@ -7,6 +7,7 @@ import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.Cancellation;
+import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
 import dev.parley.runtime.internal.state.RequestStateBinding;
 import dev.parley.runtime.internal.state.RequestStateCodec;
@@ -20,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.slf4j.Logger;
@@ -41,16 +44,19 @@ public final class ServerRequestBridge {
     private static final Logger log = LoggerFactory.getLogger(ServerRequestBridge.class);
     private static final String ANSWER_BINDING = "server-request";
 
+    private final ActorSystem<?> system;
     private final RequestStateCodec stateCodec;
     private final ClusterSharding sharding;
     private final ParleySettings settings;
     private final dev.parley.actors.internal.journal.JournalAvailability journal;
 
     ServerRequestBridge(
+            ActorSystem<?> system,
             RequestStateCodec stateCodec,
             ClusterSharding sharding,
             ParleySettings settings,
             dev.parley.actors.internal.journal.JournalAvailability journal) {
+        this.system = system;
         this.stateCodec = stateCodec;
         this.sharding = sharding;
         this.settings = settings;
@@ -134,11 +140,31 @@ public final class ServerRequestBridge {
     /**
      * What the round {@code waiting} ends with once its answers are in: the next round's
      * questions, the result, or an error. Asks the entity again while an attempt gets no answer,
-     * until {@code cancellation} fires or the round outlives a {@code requestState}.
+     * until {@code cancellation} fires or the round outlives a {@code requestState}. The progress
+     * and log notifications of the run the answers start go to {@code notices}, through a relay
+     * the entity keeps while the round is open (the answer, and so the run, may be on any node).
      */
     public CompletionStage<McpReply.Final> next(
-            McpRequest request, McpReply.InputRequired waiting, Cancellation cancellation) {
-        return outcomeOf(request, waiting.callId(), waiting.round(), cancellation);
+            McpRequest request,
+            McpReply.InputRequired waiting,
+            RunEnvironment.RequestSink notices,
+            Cancellation cancellation) {
+        ActorRef<Object> relay = RoundNoticeRelay.start(system, notices);
+        long deadline = System.nanoTime() + settings.requestStateLifetime().toNanos();
+        CompletionStage<McpReply.Final> next = await(
+                request,
+                waiting.callId(),
+                waiting.round(),
+                relay == null ? null : relay.narrow(),
+                cancellation,
+                deadline);
+        next.whenComplete((reply, failure) -> RoundNoticeRelay.stop(relay));
+        return next;
+    }
+
+    /** Stops the run of {@code round} of call {@code callId} if one is running, on whichever node it runs. */
+    public void cancelRound(String callId, int round) {
+        sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId).tell(new ToolCallEntity.CancelRound(round));
     }
 
     /**
@@ -148,15 +174,21 @@ public final class ServerRequestBridge {
     public CompletionStage<McpReply.Final> outcomeOf(
             McpRequest request, String callId, int round, Cancellation cancellation) {
         long deadline = System.nanoTime() + settings.requestStateLifetime().toNanos();
-        return await(request, callId, round, cancellation, deadline);
+        return await(request, callId, round, null, cancellation, deadline);
     }
 
     private CompletionStage<McpReply.Final> await(
-            McpRequest request, String callId, int round, Cancellation cancellation, long deadline) {
+            McpRequest request,
+            String callId,
+            int round,
+            ActorRef<ToolCallEntity.RoundNotice> notices,
+            Cancellation cancellation,
+            long deadline) {
         EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
         Duration attempt = settings.askAttemptTimeout();
         return dev.parley.actors.internal.PekkoStages.direct(call.<ToolCallEntity.Reply>ask(
-                        replyTo -> new ToolCallEntity.AwaitRound(round, request.principal(), replyTo), attempt))
+                        replyTo -> new ToolCallEntity.AwaitRound(round, request.principal(), notices, replyTo),
+                        attempt))
                 .handle((reply, failure) -> {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                             ? failure.getCause()
@@ -164,7 +196,7 @@ public final class ServerRequestBridge {
                     if (cause instanceof TimeoutException
                             && !cancellation.isCancelled()
                             && System.nanoTime() < deadline) {
-                        return await(request, callId, round, cancellation, deadline);
+                        return await(request, callId, round, notices, cancellation, deadline);
                     }
                     if (cause != null) {
                         return CompletableFuture.<McpReply.Final>failedFuture(cause);
