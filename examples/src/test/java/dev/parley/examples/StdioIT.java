@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
+import dev.parley.testing.SpecSchema2025;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code java -jar parley.jar demo --stdio} as a desktop host runs it: JSON-RPC lines on stdin,
  * only JSON-RPC lines on stdout, logs on stderr; a 2026-07-28 MRTR call, then a 2025-11-25
  * session whose question is a server→client request answered on stdin; exit at end of input.
+ * Every line written to the 2025-11-25 session is checked against that revision's JSON Schema.
  */
 class StdioIT {
     private static final String META = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
@@ -85,20 +87,20 @@ class StdioIT {
                     in,
                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
                             + "\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"stdio-it\",\"version\":\"1\"}}}");
-            JsonNode initialized = next(lines);
+            JsonNode initialized = next2025(lines, "initialize");
             assertEquals("2025-11-25", initialized.at("/result/protocolVersion").asText(), initialized::toString);
             send(in, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
             send(
                     in,
                     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"create_invoice\","
                             + "\"arguments\":{\"client\":\"Initech\",\"amount\":7}}}");
-            JsonNode question = next(lines);
+            JsonNode question = next2025(lines, "tools/call");
             assertEquals("elicitation/create", question.path("method").asText(), question::toString);
             ObjectNode answer = Json.object().put("jsonrpc", "2.0");
             answer.set("id", question.path("id"));
             answer.set("result", Json.parse("{\"action\":\"accept\",\"content\":{\"currency\":\"EUR\"}}"));
             send(in, Json.write(answer));
-            JsonNode result = next(lines);
+            JsonNode result = next2025(lines, "tools/call");
             assertEquals(4, result.path("id").asInt(), result::toString);
             assertTrue(result.at("/result/content/0/text").asText().contains("EUR"), result::toString);
             assertTrue(
@@ -110,14 +112,23 @@ class StdioIT {
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the server exits at the end of its input");
         List<String> rest = new ArrayList<>();
         lines.drainTo(rest);
-        rest.forEach(
-                line -> assertTrue(line.startsWith("{\"jsonrpc\":\"2.0\""), "stdout holds only JSON-RPC: " + line));
+        rest.forEach(line -> {
+            assertTrue(line.startsWith("{\"jsonrpc\":\"2.0\""), "stdout holds only JSON-RPC: " + line);
+            SpecSchema2025.assertValidServerMessage(Json.parse(line), "tools/call");
+        });
         assertTrue(Files.readString(data.resolve("stderr.log")).contains("ready"), "the ready line went to stderr");
     }
 
     private static void send(OutputStream in, String line) throws IOException {
         in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
+    }
+
+    /** The next line, written to the 2025-11-25 session: valid against that revision's schema. */
+    private static JsonNode next2025(BlockingQueue<String> lines, String requestMethod) throws InterruptedException {
+        JsonNode message = next(lines);
+        SpecSchema2025.assertValidServerMessage(message, requestMethod);
+        return message;
     }
 
     private static JsonNode next(BlockingQueue<String> lines) throws InterruptedException {
