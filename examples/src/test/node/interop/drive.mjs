@@ -2,8 +2,10 @@
 // Run by InteropIT:
 //   node drive.mjs <v1|v2-auto|v2-legacy> http <url>
 //   node drive.mjs <v1|v2-auto|v2-legacy> stdio <java> <parley.jar> <data dir>
-// Prints one "result {json}" line per tool and a last line "negotiated <version>";
-// the Java test checks the texts and the demo ledger. Exits 1 on any error.
+// Prints one "result {json}" line per tool, a line "negotiated <version>", and one line
+// "received {json}" per message the server sent it ({"answering": <method of the request it
+// answers, or null>, "message": ...}); the Java test checks the texts, the demo ledger and, on
+// 2025-11-25, every received message against that revision's JSON Schema. Exits 1 on any error.
 
 const [clientKind, transportKind, ...where] = process.argv.slice(2);
 
@@ -84,10 +86,29 @@ async function makeTransport() {
   throw new Error(`unknown transport ${transportKind}`);
 }
 
+// Records what arrives on the transport: the SDK clients chain an onmessage handler set before
+// connect(), so this one sees every message first. Sent requests are noted by id, to say which
+// method each response answers.
+function recording(transport) {
+  const methods = new Map();
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ('method' in message && 'id' in message) {
+      methods.set(message.id, message.method);
+    }
+    return send(message, options);
+  };
+  transport.onmessage = message => {
+    const answering = 'method' in message ? null : methods.get(message.id) ?? null;
+    console.log(`received ${JSON.stringify({ answering, message })}`);
+  };
+  return transport;
+}
+
 const client = await makeClient();
 let failed = false;
 try {
-  await client.connect(await makeTransport());
+  await client.connect(recording(await makeTransport()));
   const negotiated = clientKind === 'v1' ? '2025-11-25 (v1 speaks only this)' : client.getNegotiatedProtocolVersion();
   console.log(`negotiated ${negotiated}`);
   const tools = (await client.listTools()).tools.map(tool => tool.name);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.Json;
+import dev.parley.testing.SpecSchema2025;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ({@code src/test/node/interop/drive.mjs}) runs {@code schedule_release}, {@code create_invoice}
  * and {@code book_venue} to completion, answering every question in its {@code elicitation/create}
  * handler (paying on the demo's payment page before accepting the URL question); this test checks
- * the result texts and that the demo ledger holds each effect exactly once.
+ * the result texts, that the demo ledger holds each effect exactly once, and, for the 2025-11-25
+ * clients, every message the server sent them against that revision's JSON Schema.
  */
 class InteropIT {
     private static final Path SOURCES = Path.of("src", "test", "node", "interop");
@@ -133,6 +135,21 @@ class InteropIT {
                 results.get("book_venue"),
                 "Booked 2026-12-27 for 40 guests \\((BKG-[0-9a-f]{8})\\); contract written, deposit received\\.",
                 List.of("form", "url"));
+
+        // Every message the server sent a 2025-11-25 client fits that revision's JSON Schema.
+        List<JsonNode> received = new ArrayList<>();
+        Matcher receivedLine = Pattern.compile("(?m)^received (.+)$").matcher(driver.output);
+        while (receivedLine.find()) {
+            received.add(Json.parse(receivedLine.group(1)));
+        }
+        assertTrue(received.size() >= 4, () -> label + ": the driver recorded what it received:\n" + driver.output);
+        if (era.equals("2025-11-25")) {
+            for (JsonNode message : received) {
+                JsonNode answering = message.get("answering");
+                SpecSchema2025.assertValidServerMessage(
+                        message.get("message"), answering.isTextual() ? answering.asText() : null);
+            }
+        }
 
         // One line per effect: a step that ran twice (a replay that repeated it) would show here.
         List<String> ledger = new DemoLedger(data).lines();
