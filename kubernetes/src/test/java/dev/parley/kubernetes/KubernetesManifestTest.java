@@ -12,6 +12,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValue;
+import dev.parley.http.internal.console.ConsoleSettings;
 import dev.parley.http.internal.ops.NodeLifecycle;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -48,6 +49,8 @@ class KubernetesManifestTest {
     private static JsonNode container;
     /** The profile resolved with the Deployment's environment (downward-API values made up). */
     private static Config profile;
+    /** The Deployment's environment, downward-API values made up. */
+    private static final Map<String, String> environment = new HashMap<>();
     /** Everything a node has without a profile: reference.conf files and Parley's own defaults. */
     private static Config defaults;
 
@@ -56,7 +59,6 @@ class KubernetesManifestTest {
         manifests = rendered();
         deployment = only("Deployment");
         container = deployment.at("/spec/template/spec/containers/0");
-        Map<String, String> environment = new HashMap<>();
         for (JsonNode variable : container.get("env")) {
             String field = variable.at("/valueFrom/fieldRef/fieldPath").asText();
             String value = variable.has("value")
@@ -107,6 +109,41 @@ class KubernetesManifestTest {
         assertEquals(POD_IP, profile.getString("parley.http.host"));
         assertEquals(POD_IP, profile.getString("parley.management.host"));
         assertEquals(POD_IP, profile.getString("pekko.remote.artery.canonical.hostname"));
+    }
+
+    @Test
+    void theConsoleIsReachedThroughPortForward() {
+        // Management binds every interface of the pod (port-forward connects to its loopback) and
+        // tells Cluster Bootstrap's peers the pod IP.
+        assertEquals("0.0.0.0", profile.getString("pekko.management.http.bind-hostname"));
+        assertEquals(POD_IP, node(environment).getString("pekko.management.http.hostname"));
+        // The Deployment names the console's access rule (loopback), and the profile takes it from there.
+        assertEquals(
+                "loopback", envVariable("PARLEY_CONSOLE_ACCESS").get("value").asText());
+        assertEquals(
+                ConsoleSettings.Access.LOOPBACK,
+                ConsoleSettings.from(node(environment)).access());
+        Map<String, String> scoped = new HashMap<>(environment);
+        scoped.put("PARLEY_CONSOLE_ACCESS", "scope");
+        assertEquals(
+                ConsoleSettings.Access.SCOPE, ConsoleSettings.from(node(scoped)).access());
+        // Without the variable (an older Deployment) the console stays on loopback.
+        Map<String, String> unset = new HashMap<>(environment);
+        unset.remove("PARLEY_CONSOLE_ACCESS");
+        assertEquals(
+                ConsoleSettings.Access.LOOPBACK,
+                ConsoleSettings.from(node(unset)).access());
+    }
+
+    /** A node's whole configuration with the profile and this environment, resolved together. */
+    private static Config node(Map<String, String> environment) {
+        return ConfigFactory.parseMap(environment)
+                .withFallback(ConfigFactory.parseResources("kubernetes.conf"))
+                .withFallback(ConfigFactory.parseResources("parley-http.conf"))
+                .withFallback(ConfigFactory.parseResources("parley-node.conf"))
+                .withFallback(ConfigFactory.parseResources("parley-persistence.conf"))
+                .withFallback(ConfigFactory.defaultReference())
+                .resolve();
     }
 
     @Test

@@ -35,6 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * does not form a cluster of its own, so it is alive but not ready until bootstrap finds peers.
  */
 class KubernetesProfileTest {
+    /** A loopback address other than 127.0.0.1 stands for the pod's IP. */
+    private static final String POD_IP = "127.0.0.2";
+
     private static EmbeddedPostgres postgres;
     private static McpHttpServer server;
     private static final HttpClient http =
@@ -49,7 +52,7 @@ class KubernetesProfileTest {
         }
         // What the Deployment puts in the environment (the substitutions fall back to these keys).
         Config environment = ConfigFactory.parseMap(Map.of(
-                "POD_IP", "127.0.0.1",
+                "POD_IP", POD_IP,
                 "POD_NAMESPACE", "parley-test",
                 "PG_URL", "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/parley",
                 "PG_USER", "postgres",
@@ -96,6 +99,10 @@ class KubernetesProfileTest {
                 0,
                 "pekko.remote.artery.canonical.port",
                 0,
+                // The profile binds management to 0.0.0.0 (the pod's IP and its loopback); tests on
+                // this shared machine bind 127.0.0.1 only, which is the loopback that port-forward reaches.
+                "pekko.management.http.bind-hostname",
+                "127.0.0.1",
                 "pekko.discovery.kubernetes-api.api-token-path",
                 account.resolve("token").toString(),
                 "pekko.discovery.kubernetes-api.api-ca-path",
@@ -122,12 +129,24 @@ class KubernetesProfileTest {
         HttpResponse<String> seeds = get(management, "/bootstrap/seed-nodes");
         assertEquals(200, seeds.statusCode(), seeds.body());
         JsonNode body = new ObjectMapper().readTree(seeds.body());
-        assertTrue(body.get("selfNode").asText().startsWith("pekko://parley@127.0.0.1:"), seeds.body());
+        assertTrue(body.get("selfNode").asText().startsWith("pekko://parley@" + POD_IP + ":"), seeds.body());
         assertEquals(0, body.get("seedNodes").size(), seeds.body());
         // No joining itself: without the pods bootstrap would find, the member never gets Up.
         Thread.sleep(3000);
         HttpResponse<String> ready = get(management, "/ready");
         assertNotEquals(200, ready.statusCode(), ready.body());
+    }
+
+    @Test
+    void theConsoleAnswersOnLoopbackAsThroughKubectlPortForward() throws Exception {
+        // Management is told the pod IP (peers probe it) but answers on loopback, where
+        // kubectl port-forward connects, and the profile's loopback rule lets that in.
+        int management = server.managementPort();
+        assertEquals(POD_IP, server.node().system().settings().config().getString("pekko.management.http.hostname"));
+        HttpResponse<String> page = get(management, "/console/");
+        assertEquals(200, page.statusCode(), page.body());
+        HttpResponse<String> overview = get(management, "/console/api/overview");
+        assertEquals(200, overview.statusCode(), overview.body());
     }
 
     @Test
