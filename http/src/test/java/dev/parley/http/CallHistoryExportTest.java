@@ -18,10 +18,12 @@ import dev.parley.runtime.internal.engine.CallRecording;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testkit.ReplayCheck;
 import dev.parley.testkit.ReplayReport;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code GET /calls/{id}/history} on the management port of a running node, and the replay
  * check over what it exports: the recorded calls replay on the code that made them, and a
- * deliberately changed tool is caught.
+ * deliberately changed tool is caught. The export answers under the console's access rule
+ * ({@code ConsoleAccessTest} covers its other settings).
  */
 class CallHistoryExportTest {
     @TempDir
@@ -163,6 +166,27 @@ class CallHistoryExportTest {
         ReplayReport greetReport = ReplayCheck.check(changedGreet, greeting);
         assertEquals(ReplayReport.Kind.NEW_STEP, greetReport.problems().get(0).kind(), greetReport.toString());
         assertEquals(0, audits.get(), "the check ran no action");
+    }
+
+    @Test
+    void theExportAnswersUnderTheConsolesLoopbackRule() throws Exception {
+        // parley.console.access is loopback by default: this machine, for localhost only. A page
+        // on another site whose name resolves to 127.0.0.1 (DNS rebinding) gets no history.
+        String path = "/calls/" + completedGreeting() + "/history";
+        assertEquals(200, rawStatus(path, "localhost:" + server.managementPort()));
+        assertEquals(403, rawStatus(path, "rebound.example"));
+    }
+
+    /** The status of a GET sent over a plain socket: java.net.http does not let a caller set Host. */
+    private static int rawStatus(String path, String host) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.managementPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream()
+                    .write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            return Integer.parseInt(response.substring("HTTP/1.1 ".length(), "HTTP/1.1 ".length() + 3));
+        }
     }
 
     @Test

@@ -1,8 +1,10 @@
 package dev.parley.http.internal.console;
 
+import com.typesafe.config.Config;
 import dev.parley.http.auth.AuthSettings;
 import dev.parley.http.internal.auth.BearerTokens;
 import dev.parley.http.internal.console.ConsoleApi.Problem;
+import dev.parley.runtime.Json;
 import dev.parley.runtime.Principal;
 import java.net.InetAddress;
 import java.util.Locale;
@@ -11,21 +13,27 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.http.javadsl.model.AttributeKeys;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.RemoteAddress;
+import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 
 /**
  * The console's access rule ({@code parley.console.access}): who is asking, or why not. With
  * {@code loopback} the connection must come from this machine and name it in its Host header (a
  * page on another site that rebinds its DNS name to 127.0.0.1 gets 403); with {@code scope} a
- * bearer token, validated like the MCP endpoint's, must carry the configured scope.
+ * bearer token, validated like the MCP endpoint's, must carry the configured scope. The
+ * call-history export on the management port answers under the same rule.
  */
-final class ConsoleAccess {
+public final class ConsoleAccess {
     private static final Set<String> LOOPBACK_HOSTS = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
 
     /** Who may go on (a name for the logs), or the status and reason of a refusal. */
-    record Decision(String operator, int status, Problem refusal) {
+    public record Decision(String operator, int status, Problem refusal) {
         static Decision allowed(String operator) {
             return new Decision(operator, 200, null);
         }
@@ -34,7 +42,7 @@ final class ConsoleAccess {
             return new Decision(null, status, new Problem(reason));
         }
 
-        boolean isAllowed() {
+        public boolean isAllowed() {
             return refusal == null;
         }
     }
@@ -47,7 +55,18 @@ final class ConsoleAccess {
         this.tokens = settings.access() == ConsoleSettings.Access.SCOPE ? new BearerTokens(auth) : null;
     }
 
-    CompletionStage<Decision> decide(HttpRequest request) {
+    /** The rule {@code parley.console} configures, with {@code parley.auth}'s token validation for {@code scope}. */
+    public static ConsoleAccess from(Config config) {
+        ConsoleSettings settings = ConsoleSettings.from(config);
+        return new ConsoleAccess(
+                settings, settings.access() == ConsoleSettings.Access.SCOPE ? AuthSettings.from(config) : null);
+    }
+
+    public ConsoleSettings.Access access() {
+        return settings.access();
+    }
+
+    public CompletionStage<Decision> decide(HttpRequest request) {
         return switch (settings.access()) {
             case OFF -> CompletableFuture.completedFuture(Decision.refused(404, "The console is off"));
             case LOOPBACK -> CompletableFuture.completedFuture(loopback(request));
@@ -71,6 +90,17 @@ final class ConsoleAccess {
                 .map(RemoteAddress::getPort)
                 .orElse(0);
         return Decision.allowed("loopback " + remote.get().getHostAddress() + ":" + port);
+    }
+
+    /** A refusal as the answer: its status and reason, and for 401 the scope a token must carry. */
+    public HttpResponse refusal(Decision decision) {
+        HttpResponse refused = HttpResponse.create()
+                .withStatus(StatusCodes.get(decision.status()))
+                .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, Json.write(decision.refusal())));
+        return decision.status() == 401
+                ? refused.addHeader(
+                        RawHeader.create("WWW-Authenticate", "Bearer scope=\"" + settings.requiredScope() + "\""))
+                : refused;
     }
 
     private Decision scoped(Optional<Principal> principal) {

@@ -1,7 +1,6 @@
 package dev.parley.http.internal.console;
 
 import dev.parley.actors.internal.TaskEntity;
-import dev.parley.http.auth.AuthSettings;
 import dev.parley.http.internal.console.ConsoleAccess.Decision;
 import dev.parley.http.internal.console.ConsoleApi.Cancelled;
 import dev.parley.http.internal.console.ConsoleApi.ListPage;
@@ -78,11 +77,7 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
     public ConsoleRoutes(ExtendedActorSystem classic) {
         this.system = Adapter.toTyped(classic);
         this.settings = ConsoleSettings.from(classic.settings().config());
-        this.access = new ConsoleAccess(
-                settings,
-                settings.access() == ConsoleSettings.Access.SCOPE
-                        ? AuthSettings.from(classic.settings().config())
-                        : null);
+        this.access = ConsoleAccess.from(classic.settings().config());
         this.views = new JournalViews(settings.showContents());
         this.overview = new OverviewReader(system);
         this.blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
@@ -130,12 +125,7 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
     }
 
     private Route refuse(Decision decision) {
-        Route refused = json(decision.status(), decision.refusal());
-        return decision.status() == 401
-                ? respondWithHeader(
-                        RawHeader.create("WWW-Authenticate", "Bearer scope=\"" + settings.requiredScope() + "\""),
-                        () -> refused)
-                : refused;
+        return complete(access.refusal(decision));
     }
 
     private Route api(String operator) {

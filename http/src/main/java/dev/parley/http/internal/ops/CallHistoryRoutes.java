@@ -1,6 +1,9 @@
 package dev.parley.http.internal.ops;
 
+import com.typesafe.config.Config;
 import dev.parley.actors.internal.CallHistoryExport;
+import dev.parley.http.internal.console.ConsoleAccess;
+import dev.parley.http.internal.console.ConsoleSettings;
 import dev.parley.runtime.Json;
 import java.util.Map;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -14,20 +17,31 @@ import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.management.javadsl.ManagementRouteProvider;
 import org.apache.pekko.management.javadsl.ManagementRouteProviderSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /calls/{id}/history} on the management port: the recorded history of a call (or
  * of the task it became) as JSON, for the test kit's replay check. Off unless
  * {@code parley.management.call-history = on}: a history holds the call's arguments and answers.
+ * When on, it answers under the console's access rule ({@code parley.console.access}): not at all
+ * with {@code off}, to this machine with {@code loopback}, to a token with the console's scope with
+ * {@code scope}; each export is logged with who asked.
  */
 public final class CallHistoryRoutes extends AllDirectives implements ManagementRouteProvider {
+    private static final Logger log = LoggerFactory.getLogger(CallHistoryRoutes.class);
+
     private final boolean enabled;
+    private final ConsoleAccess access;
     private final ExtendedActorSystem system;
     private volatile CallHistoryExport export;
 
     public CallHistoryRoutes(ExtendedActorSystem system) {
         this.system = system;
-        this.enabled = system.settings().config().getBoolean("parley.management.call-history");
+        Config config = system.settings().config();
+        this.access = ConsoleAccess.from(config);
+        this.enabled =
+                config.getBoolean("parley.management.call-history") && access.access() != ConsoleSettings.Access.OFF;
     }
 
     @Override
@@ -42,18 +56,26 @@ public final class CallHistoryRoutes extends AllDirectives implements Management
                                         404,
                                         Map.of(
                                                 "error",
-                                                "the call history export is off (parley.management.call-history)")));
+                                                "the call history export is off (parley.management.call-history,"
+                                                        + " parley.console.access)")));
                             }
-                            if (!CallHistoryExport.isValidId(id)) {
-                                return complete(json(400, Map.of("error", "not a call or task id")));
-                            }
-                            return onSuccess(
-                                    export().export(id),
-                                    found -> complete(found.map(recording -> json(200, recording))
-                                            .orElseGet(() -> json(
-                                                    404,
-                                                    Map.of("error", "no call or task " + id + " in the journal")))));
+                            return extractRequest(request -> onSuccess(
+                                    access.decide(request),
+                                    decision -> decision.isAllowed()
+                                            ? exported(id, decision.operator())
+                                            : complete(access.refusal(decision))));
                         })));
+    }
+
+    private Route exported(String id, String operator) {
+        if (!CallHistoryExport.isValidId(id)) {
+            return complete(json(400, Map.of("error", "not a call or task id")));
+        }
+        return onSuccess(export().export(id), found -> {
+            found.ifPresent(recording -> log.info("call history of {} exported to {}", id, operator));
+            return complete(found.map(recording -> json(200, recording))
+                    .orElseGet(() -> json(404, Map.of("error", "no call or task " + id + " in the journal"))));
+        });
     }
 
     private CallHistoryExport export() {

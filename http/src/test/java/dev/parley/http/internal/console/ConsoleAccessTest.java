@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The console's access rule, its guard on the cancel action, its answers to bad input and its
- * paging, over plain HTTP against real nodes.
+ * The console's access rule (which the call-history export shares), its guard on the cancel
+ * action, its answers to bad input and its paging, over plain HTTP against real nodes.
  */
 class ConsoleAccessTest {
     private static final String ISSUER = "http://127.0.0.1:9/issuer";
@@ -53,8 +53,10 @@ class ConsoleAccessTest {
     @Test
     void loopbackAccessServesThisMachineOnlyGuardsCancelRefusesBadInputAndPagesFromTheJournal() throws Exception {
         // Bound to every interface, so a connection can also come from this machine's network address.
-        try (McpHttpServer server =
-                ConsoleNode.start(data, "parley.console.page-size = 2\nparley.management.host = \"0.0.0.0\"")) {
+        try (McpHttpServer server = ConsoleNode.start(
+                data,
+                "parley.console.page-size = 2\nparley.management.host = \"0.0.0.0\"\n"
+                        + "parley.management.call-history = on")) {
             McpTestClient client = new McpTestClient(server.port());
             for (int i = 0; i < 5; i++) {
                 ObjectNode ask = client.toolCall("ask", Json.object().put("text", "hi " + i));
@@ -199,9 +201,28 @@ class ConsoleAccessTest {
                             "/console/api/overview",
                             Map.of("Host", "localhost:" + server.managementPort())));
 
+            // The call-history export answers under the console's rule.
+            String history = "/calls/" + seen.iterator().next() + "/history";
+            assertEquals(
+                    200,
+                    ConsoleNode.rawStatus(
+                            loopback,
+                            server.managementPort(),
+                            "GET",
+                            history,
+                            Map.of("Host", "localhost:" + server.managementPort())));
+            assertEquals(
+                    403,
+                    ConsoleNode.rawStatus(
+                            loopback, server.managementPort(), "GET", history, Map.of("Host", "rebound.example")));
+
             // A connection from another address (here: this machine's own network address) gets nothing either.
             Optional<InetAddress> own = nonLoopbackAddress();
             if (own.isPresent()) {
+                assertEquals(
+                        403,
+                        ConsoleNode.rawStatus(
+                                own.get(), server.managementPort(), "GET", history, Map.of("Host", "localhost")));
                 assertEquals(
                         403,
                         ConsoleNode.rawStatus(
@@ -227,6 +248,7 @@ class ConsoleAccessTest {
     void scopeAccessNeedsABearerTokenWithTheConsoleScope() throws Exception {
         String auth = """
         parley.console { access = scope, required-scope = "parley:console" }
+        parley.management.call-history = on
         parley.auth {
           resource = "%s"
           issuers = [{ issuer = "%s", jwks-uri = "http://127.0.0.1:9/unused" }]
@@ -277,18 +299,49 @@ class ConsoleAccessTest {
                     ISSUER + "#ops",
                     Json.parse(done.body()).path("by").asText(),
                     "logged with the operator's principal");
+
+            // The call-history export needs the same token.
+            ObjectNode ask = client.toolCall("ask", Json.object().put("text", "hi"));
+            assertInputRequired(client.send(ask), ask);
+            String call = Json.parse(ConsoleNode.get(
+                                    at(server, "/console/api/calls?tool=ask"),
+                                    bearer(token("ops", "parley:console", SECRET)))
+                            .body())
+                    .at("/items/0/id")
+                    .asText();
+            URI history = at(server, "/calls/" + call + "/history");
+            HttpResponse<String> anonymousExport = ConsoleNode.get(history, Map.of());
+            assertEquals(401, anonymousExport.statusCode(), anonymousExport.body());
+            assertTrue(anonymousExport
+                    .headers()
+                    .firstValue("WWW-Authenticate")
+                    .orElse("")
+                    .contains("parley:console"));
+            assertEquals(
+                    403,
+                    ConsoleNode.get(history, bearer(token("ops", "mcp:tools", SECRET)))
+                            .statusCode());
+            HttpResponse<String> exported = ConsoleNode.get(history, bearer(token("ops", "parley:console", SECRET)));
+            assertEquals(200, exported.statusCode(), exported.body());
+            assertEquals(call, Json.parse(exported.body()).path("id").asText());
         }
     }
 
     @Test
     void accessOffServesNoConsole() throws Exception {
-        try (McpHttpServer server = ConsoleNode.start(data, "parley.console.access = off")) {
+        try (McpHttpServer server =
+                ConsoleNode.start(data, "parley.console.access = off\nparley.management.call-history = on")) {
             assertEquals(404, ConsoleNode.get(at(server, "/console/"), Map.of()).statusCode());
             assertEquals(
                     404,
                     ConsoleNode.get(at(server, "/console/api/overview"), Map.of())
                             .statusCode());
             assertEquals(200, ConsoleNode.get(at(server, "/alive"), Map.of()).statusCode());
+            // Nor the call-history export, though it is switched on.
+            HttpResponse<String> history =
+                    ConsoleNode.get(at(server, "/calls/6f1c2a9e-8d0b-4c55-9a51-3f3d1e2b7c40/history"), Map.of());
+            assertEquals(404, history.statusCode());
+            assertTrue(history.body().contains("parley.console.access"), history.body());
         }
     }
 
