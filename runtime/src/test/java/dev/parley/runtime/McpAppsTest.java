@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.annotations.Tool;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -78,5 +79,85 @@ class McpAppsTest {
                 .build();
         assertTrue(server.hasAppViews());
         assertFalse(McpServerDefinition.builder("s", "1").build().hasAppViews());
+    }
+
+    /** Annotated twins of the builder's tools above. */
+    static final class AnnotatedViews {
+        @Tool(description = "Has a view.", ui = "ui://app/view")
+        String shown() {
+            return "x";
+        }
+
+        @Tool(description = "Called by its view only.", ui = "ui://app/view", uiVisibility = McpApps.Visibility.APP)
+        String app_only() {
+            return "x";
+        }
+
+        @Tool(description = "No view.")
+        String plain() {
+            return "x";
+        }
+    }
+
+    static final class VisibilityWithoutView {
+        @Tool(uiVisibility = McpApps.Visibility.APP)
+        String lost() {
+            return "x";
+        }
+    }
+
+    static final class OrphanView {
+        @Tool(ui = "ui://app/missing")
+        String orphan() {
+            return "x";
+        }
+    }
+
+    @Test
+    void anAnnotatedToolNamesItsViewAsTheBuilderDoes() {
+        McpServerDefinition server = McpServerDefinition.builder("s", "1")
+                .annotated(new AnnotatedViews())
+                .resource(view("ui://app/view"))
+                .build();
+        ToolDefinition<?> shown = server.tool("shown").orElseThrow();
+        ToolDefinition<?> appOnly = server.tool("app_only").orElseThrow();
+        ToolDefinition<NoArgs> shownByBuilder =
+                tool("shown").description("Has a view.").ui("ui://app/view").handler((a, c) -> ToolResult.text("x"));
+        ToolDefinition<NoArgs> appOnlyByBuilder = tool("app_only")
+                .description("Called by its view only.")
+                .ui("ui://app/view", McpApps.Visibility.APP)
+                .handler((a, c) -> ToolResult.text("x"));
+        for (boolean declared : new boolean[] {true, false}) {
+            assertEquals(Json.tree(shownByBuilder.info(declared)), Json.tree(shown.info(declared)));
+            assertEquals(Json.tree(appOnlyByBuilder.info(declared)), Json.tree(appOnly.info(declared)));
+            assertEquals(appOnlyByBuilder.listedFor(declared), appOnly.listedFor(declared));
+        }
+        assertEquals(List.of(McpApps.Visibility.APP), appOnly.ui().orElseThrow().visibility());
+        assertFalse(appOnly.listedFor(false), "an app-only tool is for clients with MCP Apps");
+        assertTrue(server.tool("plain").orElseThrow().ui().isEmpty());
+    }
+
+    @Test
+    void anAnnotatedToolsViewIsCheckedAsTheBuildersIs() {
+        IllegalArgumentException lost = assertThrows(
+                IllegalArgumentException.class,
+                () -> McpServerDefinition.builder("s", "1").annotated(new VisibilityWithoutView()));
+        assertTrue(lost.getMessage().contains("uiVisibility"), lost.getMessage());
+        assertTrue(lost.getMessage().contains("lost"), "names the method: " + lost.getMessage());
+        IllegalArgumentException notRegistered = assertThrows(
+                IllegalArgumentException.class,
+                () -> McpServerDefinition.builder("s", "1")
+                        .annotated(new OrphanView())
+                        .build());
+        assertTrue(notRegistered.getMessage().contains("ui://app/missing"), notRegistered.getMessage());
+        IllegalArgumentException web = assertThrows(
+                IllegalArgumentException.class,
+                () -> McpServerDefinition.builder("s", "1").annotated(new Object() {
+                    @Tool(ui = "https://example.com/view")
+                    String web() {
+                        return "x";
+                    }
+                }));
+        assertTrue(web.getMessage().contains("needs a ui:// URI"), web.getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package dev.parley.runtime.annotations;
 
+import dev.parley.runtime.McpApps;
 import dev.parley.runtime.TaskSupport;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -36,4 +37,16 @@ public @interface Tool {
 
     /** Marks the tool read-only ({@link dev.parley.runtime.ToolAnnotations#readOnly()}). */
     boolean readOnly() default false;
+
+    /**
+     * The MCP Apps view (a {@code ui://} resource the server registers) that renders this tool's
+     * results; none when empty. See {@link dev.parley.runtime.ToolDefinition.Builder#ui}.
+     */
+    String ui() default "";
+
+    /**
+     * Who may call a tool that has a {@link #ui()} view: the model and the view when empty;
+     * {@code APP} alone for a tool only its view calls (hidden from clients without MCP Apps).
+     */
+    McpApps.Visibility[] uiVisibility() default {};
 }

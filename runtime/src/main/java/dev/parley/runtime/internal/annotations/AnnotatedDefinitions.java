@@ -209,6 +209,11 @@ public final class AnnotatedDefinitions {
         if (tool.readOnly()) {
             builder.annotations(ToolAnnotations.readOnly());
         }
+        if (!tool.ui().isEmpty()) {
+            builder.ui(tool.ui(), tool.uiVisibility());
+        } else if (tool.uiVisibility().length > 0) {
+            throw new IllegalArgumentException("uiVisibility needs a ui view");
+        }
         return builder;
     }
 
