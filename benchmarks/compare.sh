@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Parley against the official MCP Java SDK server, side by side on this machine:
+#   - Parley's fixture server (examples/target/parley.jar fixtures, H2 journal in a fresh directory)
+#   - the Java SDK 2.2.0 server in its 2026-07-28 mode (benchmarks/peer-java-sdk), the same two tools
+# Both run at once on the same JVM, each is primed, then measured runs of Parley's load generator
+# alternate between them (the order swaps every round, so drift in the machine's load hits both).
+# Prints the medians and the Parley/Java-SDK ratios for
+#   - one-round tools/call (test_simple_text): requests/s, p99, server CPU ms per request
+#   - MRTR flows (test_input_required_result_elicitation: call -> input_required -> retry -> complete):
+#     flows/s, p99 of the flow, server CPU ms per flow
+# Parley journals both rounds of a flow; the Java SDK keeps nothing (its state rides in requestState).
+#
+# Build first, in the project root: mvn -B -q package -DskipTests   (this script builds the peer)
+# Settings (environment), defaults take about 5 minutes:
+#   ROUNDS=3 DURATION=12s WARMUP=3s (per measured run)  PRIME=20s (per server and tool, before the rounds)
+#   C=64 (concurrency)  JAVA=java  SERVER_JAVA_OPTS (both servers)  OUT=benchmarks/target/compare
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-12s}
+WARMUP=${WARMUP:-3s}
+PRIME=${PRIME:-20s}
+C=${C:-64}
+JAVA=${JAVA:-java}
+SERVER_JAVA_OPTS=${SERVER_JAVA_OPTS:-}
+OUT=${OUT:-benchmarks/target/compare}
+PEER=benchmarks/peer-java-sdk
+ONE_TOOL=test_simple_text
+MRTR_TOOL=test_input_required_result_elicitation
+
+command -v jq >/dev/null || { echo "compare.sh needs jq" >&2; exit 2; }
+for jar in examples/target/parley.jar benchmarks/target/parley-load.jar; do
+  [[ -f $jar ]] || { echo "missing $jar: run mvn -B -q package -DskipTests first" >&2; exit 2; }
+done
+
+# The peer: built when missing or older than its sources; offline when ~/.m2 already has the SDK.
+peer_jar=$PEER/target/peer-java-sdk-0.1.0.jar
+if [[ ! -f $peer_jar ]] || [[ -n $(find "$PEER/pom.xml" "$PEER/src" -newer "$peer_jar" -type f) ]]; then
+  offline=()
+  [[ -d ~/.m2/repository/io/modelcontextprotocol/sdk/mcp/2.2.0 ]] && offline=(-o)
+  echo "building $PEER"
+  mkdir -p "$OUT"
+  mvn -B -q "${offline[@]}" -f "$PEER/pom.xml" package >"$OUT/peer-build.log" 2>&1 \
+    || { cat "$OUT/peer-build.log" >&2; exit 1; }
+fi
+
+mkdir -p "$OUT"
+RUN=$(mktemp -d)
+# Run copies: a build that rewrites the jars under a running JVM would break it.
+mkdir -p "$RUN/jars"
+cp examples/target/parley.jar benchmarks/target/parley-load.jar "$RUN/jars/"
+cp -r "$peer_jar" "$PEER/target/lib" "$RUN/jars/"
+LOAD=$RUN/jars/parley-load.jar
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$RUN"
+}
+trap cleanup EXIT
+
+# start NAME COMMAND...: starts a server on a free port, waits (at most 90 s) for its ready line,
+# sets PID_<NAME> and URL_<NAME> from it.
+start() {
+  local name=$1 log=$OUT/$1.log url=""
+  shift
+  # shellcheck disable=SC2086
+  "$JAVA" $SERVER_JAVA_OPTS "$@" >"$log" 2>&1 </dev/null &
+  local pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 1 180); do
+    url=$(grep -m1 -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$log" || true)
+    [[ -n $url ]] && grep -q 'ready' "$log" && break
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; echo "$name exited" >&2; exit 1; }
+    sleep 0.5
+  done
+  [[ -n $url ]] || { echo "$name did not become ready: $log" >&2; exit 1; }
+  printf -v "PID_$name" %s "$pid"
+  printf -v "URL_$name" %s "$url"
+  echo "  $name: $url (pid $pid)"
+}
+
+# load SERVER KIND WARMUP DURATION [JSON]: one run of the load generator at concurrency C.
+load() {
+  local server=$1 kind=$2 warmup=$3 duration=$4 json=${5:-}
+  local pid_var=PID_$server url_var=URL_$server args=(--flow call --tool "$ONE_TOOL")
+  [[ $kind == mrtr ]] && args=(--flow mrtr --tool "$MRTR_TOOL")
+  local out=(--no-progress)
+  [[ -n $json ]] && out+=(--json "$json")
+  "$JAVA" -jar "$LOAD" --url "${!url_var}" "${args[@]}" --args '{}' -c "$C" --warmup "$warmup" \
+    --duration "$duration" --server-pid "${!pid_var}" "${out[@]}" >>"$OUT/load.log" 2>&1
+}
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $("$JAVA" -version 2>&1 | head -1)"
+echo "settings: ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP PRIME=$PRIME C=$C SERVER_JAVA_OPTS='$SERVER_JAVA_OPTS'; results in $OUT"
+rm -f "$OUT"/*.json "$OUT/load.log"
+start parley -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
+start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
+  dev.parley.peer.JavaSdkPeer --port 0
+
+echo "priming each server and tool for $PRIME (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+for server in parley sdk; do
+  for kind in one mrtr; do
+    load "$server" "$kind" 0s "$PRIME"
+  done
+done
+
+for round in $(seq 1 "$ROUNDS"); do
+  order="sdk parley"
+  (( round % 2 == 0 )) && order="parley sdk"
+  for kind in one mrtr; do
+    for server in $order; do
+      json=$OUT/$server-$kind-r$round.json
+      load "$server" "$kind" "$WARMUP" "$DURATION" "$json"
+      jq -r --arg s "$server" --arg k "$kind" --arg r "$round" '.levels[0] |
+        "  r\($r) \($k | if . == "one" then "one-round" else "MRTR     " end) \($s | if . == "sdk" then "Java SDK" else "Parley  " end)"
+        + "  \(if $k == "one" then "\(.requestsPerSecond) req/s" else "\(.flowsPerSecond) flows/s" end)"
+        + "  p99 \(.kinds.flow.p99Ms) ms  server \(.serverCpuCores) cores"
+        + "  errors \(.errors + .warmupErrors)  (load generator \(.clientCpuCores) cores, machine busy \(.machineCpuBusy * 100 | round)%)"' "$json"
+    done
+  done
+done
+
+# Medians over the rounds, and the ratios Parley / Java SDK.
+jq -s -r --arg rounds "$ROUNDS" --arg c "$C" '
+  def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
+    else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+  def fig(server; kind; f): [.[] | select(.server == server and .kind == kind) | .level | f] | median;
+  def fmt: if . == null then "n/a" elif . >= 100 then round | tostring else . * 1000 | round / 1000 | tostring end;
+  def ratio(p; s): if p == null or s == null or s == 0 then "n/a" else p / s * 100 | floor / 100 | "\(.)x" end;
+  def row(title; kind; f): fig("sdk"; kind; f) as $s | fig("parley"; kind; f) as $p
+    | "  \(title | . + " " * (40 - length)) \($s | fmt | " " * (12 - length) + .) \($p | fmt | " " * (12 - length) + .) \(ratio($p; $s) | " " * (12 - length) + .)";
+  (map(.level.errors + .level.warmupErrors) | add) as $errors
+  | "\n  \("medians of \($rounds) rounds, concurrency \($c)" | . + " " * (40 - length))     Java SDK       Parley   Parley/SDK",
+    row("one-round requests/s"; "one"; .requestsPerSecond),
+    row("one-round p99 ms"; "one"; .kinds.flow.p99Ms),
+    row("one-round server CPU ms per request"; "one"; .serverCpuMsPerKind.request),
+    row("MRTR flows/s"; "mrtr"; .flowsPerSecond),
+    row("MRTR flow p99 ms"; "mrtr"; .kinds.flow.p99Ms),
+    row("MRTR retry p99 ms"; "mrtr"; .kinds.retry.p99Ms),
+    row("MRTR server CPU ms per flow"; "mrtr"; .serverCpuMsPerKind.flow),
+    "errors in all measured runs: \($errors)"
+' <(for f in "$OUT"/*-r*.json; do
+      b=$(basename "$f" .json)
+      jq -c --arg server "${b%%-*}" --arg kind "$(cut -d- -f2 <<<"$b")" \
+        '{server: $server, kind: $kind, level: .levels[0]}' "$f"
+    done)
