@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -161,6 +162,29 @@ class JournalQueriesTest {
         insert(database, "Task|b", CREATED);
 
         assertEquals(List.of("a", "b"), sorted(new JournalQueries(database).busyEntityIds(TASK, Set.of())));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Store.class)
+    void latestManifestCountsCountEachEntityOnceByItsLatestEventUnderItsOwnPrefix(Store store, @TempDir Path dir)
+            throws Exception {
+        JournalDatabase database = store.freshJournal(dir);
+        insert(database, "Task|fresh", CREATED);
+        insert(database, "Task|waiting-1", CREATED, ASKED);
+        insert(database, "Task|waiting-2", CREATED, STEP, ASKED);
+        insert(database, "Task|answered-then-completed", CREATED, ASKED, ANSWERED, COMPLETED);
+        insertAt(database, "Task|ended-row-first", 2, COMPLETED);
+        insertAt(database, "Task|ended-row-first", 1, CREATED);
+        insert(database, "ToolCall|asked", "parley.call.started.v1", "parley.call.input-requested.v1");
+        insert(database, "Taskforce|not-a-task", CREATED);
+        insert(database, "Session|s", "parley.session.opened.v1");
+
+        Map<String, Map<String, Long>> counts =
+                new JournalQueries(database).latestManifestCounts(List.of(TASK, "ToolCall|", "Nothing|"));
+
+        assertEquals(Map.of(CREATED, 1L, ASKED, 2L, COMPLETED, 2L), counts.get(TASK));
+        assertEquals(Map.of("parley.call.input-requested.v1", 1L), counts.get("ToolCall|"));
+        assertEquals(Map.of(), counts.get("Nothing|"));
     }
 
     // --- rows ------------------------------------------------------------------------------------

@@ -4,15 +4,20 @@ import dev.parley.persistence.internal.JournalEventSerializer;
 import dev.parley.persistence.internal.JournalQueries;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Cluster-wide gauges read from the journal (what an entity in memory cannot tell: most waiting
  * calls have left memory): calls waiting for input, and open tasks by status. Run periodically
- * on the housekeeping thread; a scrape reads the last values.
+ * on the housekeeping thread; a scrape reads the last values. One run is one query: the journal
+ * counts entities by their latest event's manifest, and the three gauges are sums of those counts.
  */
 public final class JournalGauges implements Runnable {
+    private static final String CALLS = "ToolCall|";
+    private static final String TASKS = "Task|";
     /** A call whose latest event is not one of these waits for answers (CallStarted or InputRequested). */
     private static final Set<String> CALL_NOT_WAITING = Set.of(
             "parley.call.completed.v1",
@@ -57,9 +62,17 @@ public final class JournalGauges implements Runnable {
 
     @Override
     public void run() {
-        waitingCalls.set(journal.busyEntityIds("ToolCall|", CALL_NOT_WAITING).size());
-        workingTasks.set(journal.busyEntityIds("Task|", TASK_NOT_WORKING).size());
-        inputRequiredTasks.set(
-                journal.busyEntityIds("Task|", TASK_NOT_INPUT_REQUIRED).size());
+        Map<String, Map<String, Long>> latest = journal.latestManifestCounts(List.of(CALLS, TASKS));
+        waitingCalls.set(countNotIn(latest.get(CALLS), CALL_NOT_WAITING));
+        workingTasks.set(countNotIn(latest.get(TASKS), TASK_NOT_WORKING));
+        inputRequiredTasks.set(countNotIn(latest.get(TASKS), TASK_NOT_INPUT_REQUIRED));
+    }
+
+    /** Entities whose latest event is none of {@code excluded}. */
+    private static long countNotIn(Map<String, Long> entitiesByLatestManifest, Set<String> excluded) {
+        return entitiesByLatestManifest.entrySet().stream()
+                .filter(entry -> !excluded.contains(entry.getKey()))
+                .mapToLong(Map.Entry::getValue)
+                .sum();
     }
 }
