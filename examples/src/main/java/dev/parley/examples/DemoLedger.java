@@ -13,8 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,8 +63,16 @@ public final class DemoLedger {
     }
 
     private final Path file;
-    private long cachedSize = 0;
-    private List<Entry> cachedEntries = List.of();
+    // What has been read of the file so far, with its indexes (guarded by this): tools ask the
+    // ledger on every call, so each question is a lookup instead of a scan over every entry.
+    private long readSize = 0;
+    private final List<Entry> read = new ArrayList<>();
+    private final Set<String> keys = new HashSet<>();
+    private final Map<String, Long> countByKind = new HashMap<>();
+    private final Map<Field, List<Entry>> byField = new HashMap<>();
+
+    /** Field number {@code position} of an entry of {@code kind} has {@code value}. */
+    private record Field(String kind, int position, String value) {}
 
     public DemoLedger(Path dataDirectory) {
         this.file = dataDirectory.resolve("demo-ledger.jsonl");
@@ -88,7 +100,7 @@ public final class DemoLedger {
                 try (FileChannel channel = FileChannel.open(
                                 file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
                         FileLock lock = channel.lock()) {
-                    if (entries().stream().anyMatch(e -> e.key().equals(key))) {
+                    if (hasKey(key)) {
                         // A step that ran again after a crash (or a deposit paid twice): the effect counts once.
                         log.info("{} under key {} is in the ledger already: not written again", kind, key);
                         return false;
@@ -117,48 +129,73 @@ public final class DemoLedger {
         return last.get(0) == '\n';
     }
 
-    /**
-     * Every entry. Only what the file gained since the last look is read (other processes of a
-     * cluster may append to it), and only up to its last line break: a line still being written is
-     * read next time. Read-only tools look at the ledger on every call, so re-reading the whole
-     * file on every append made them slower as the ledger grew. A line that is not a whole entry
-     * (torn by a crash mid-write, then ended by the next append) is skipped.
-     */
+    private synchronized boolean hasKey(String key) {
+        catchUp();
+        return keys.contains(key);
+    }
+
+    /** Every entry, in order (a copy). */
     public synchronized List<Entry> entries() {
+        catchUp();
+        return List.copyOf(read);
+    }
+
+    /**
+     * Reads what the file gained since the last look (other processes of a cluster may append to
+     * it), and only up to its last line break: a line still being written is read next time. A line
+     * that is not a whole entry (torn by a crash mid-write, then ended by the next append) is skipped.
+     */
+    private void catchUp() {
         try {
             long size = Files.exists(file) ? Files.size(file) : 0;
-            if (size < cachedSize) { // replaced by a shorter file: read it all again
-                cachedEntries = List.of();
-                cachedSize = 0;
+            if (size < readSize) { // replaced by a shorter file: read it all again
+                readSize = 0;
+                read.clear();
+                keys.clear();
+                countByKind.clear();
+                byField.clear();
             }
-            if (size > cachedSize) {
-                ByteBuffer grown = ByteBuffer.allocate(Math.toIntExact(size - cachedSize));
-                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-                    while (grown.hasRemaining() && channel.read(grown, cachedSize + grown.position()) >= 0) {}
-                }
-                int whole = 0;
-                for (int i = grown.position() - 1; i >= 0; i--) {
-                    if (grown.get(i) == '\n') {
-                        whole = i + 1;
-                        break;
-                    }
-                }
-                if (whole > 0) {
-                    List<Entry> entries = new ArrayList<>(cachedEntries);
-                    for (String line : new String(grown.array(), 0, whole, StandardCharsets.UTF_8).split("\n")) {
-                        Entry entry = parse(line);
-                        if (entry != null) {
-                            entries.add(entry);
-                        }
-                    }
-                    cachedEntries = List.copyOf(entries);
-                    cachedSize += whole;
+            if (size == readSize) {
+                return;
+            }
+            ByteBuffer grown = ByteBuffer.allocate(Math.toIntExact(size - readSize));
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                while (grown.hasRemaining() && channel.read(grown, readSize + grown.position()) >= 0) {}
+            }
+            int whole = 0;
+            for (int i = grown.position() - 1; i >= 0; i--) {
+                if (grown.get(i) == '\n') {
+                    whole = i + 1;
+                    break;
                 }
             }
-            return cachedEntries;
+            for (String line : new String(grown.array(), 0, whole, StandardCharsets.UTF_8).split("\n")) {
+                Entry entry = parse(line);
+                if (entry != null) {
+                    add(entry);
+                }
+            }
+            readSize += whole;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private void add(Entry entry) {
+        read.add(entry);
+        keys.add(entry.key());
+        countByKind.merge(entry.kind(), 1L, Long::sum);
+        for (int position = 0; position < entry.fields().size(); position++) {
+            byField.computeIfAbsent(
+                            new Field(entry.kind(), position, entry.fields().get(position)), f -> new ArrayList<>())
+                    .add(entry);
+        }
+    }
+
+    /** The entries of {@code kind} whose field number {@code position} is {@code value}, in order (a copy). */
+    public synchronized List<Entry> entriesWith(String kind, int position, String value) {
+        catchUp();
+        return List.copyOf(byField.getOrDefault(new Field(kind, position, value), List.of()));
     }
 
     private static Entry parse(String line) {
@@ -178,13 +215,19 @@ public final class DemoLedger {
     }
 
     /** Whether an entry of {@code kind} has exactly these fields. */
-    public boolean contains(String kind, String... fields) {
+    public synchronized boolean contains(String kind, String... fields) {
+        catchUp();
         List<String> wanted = List.of(fields);
-        return entries().stream()
-                .anyMatch(e -> e.kind().equals(kind) && e.fields().equals(wanted));
+        if (wanted.isEmpty()) {
+            return read.stream()
+                    .anyMatch(e -> e.kind().equals(kind) && e.fields().isEmpty());
+        }
+        return byField.getOrDefault(new Field(kind, 0, wanted.get(0)), List.of()).stream()
+                .anyMatch(e -> e.fields().equals(wanted));
     }
 
-    public long count(String kind) {
-        return entries().stream().filter(e -> e.kind().equals(kind)).count();
+    public synchronized long count(String kind) {
+        catchUp();
+        return countByKind.getOrDefault(kind, 0L);
     }
 }

@@ -330,10 +330,8 @@ public final class DemoTools {
     private boolean isTaken(String date, String ownBookingId) {
         // Fields, not text: a booking's fields are its id, its date and its guests.
         return TAKEN_DATES.contains(date)
-                || ledger.entries().stream()
-                        .anyMatch(entry -> entry.kind().equals("booking")
-                                && !entry.fields().get(0).equals(ownBookingId)
-                                && entry.fields().get(1).equals(date));
+                || ledger.entriesWith("booking", 1, date).stream()
+                        .anyMatch(entry -> !entry.fields().get(0).equals(ownBookingId));
     }
 
     private String nextFreeDate(LocalDate from, String ownBookingId) {

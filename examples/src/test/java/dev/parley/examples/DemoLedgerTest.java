@@ -65,4 +65,33 @@ class DemoLedgerTest {
         assertTrue(ledger.append("deposit", "deposit:b", "b"));
         assertEquals(List.of("deposit a", "deposit b"), new DemoLedger(data).lines());
     }
+
+    @Test
+    void lookupsByKindAndFieldSeeWhatAnotherInstanceAppended() throws Exception {
+        DemoLedger ledger = new DemoLedger(data);
+        DemoLedger otherProcess = new DemoLedger(data);
+        ledger.append("booking", "book:1", "BKG-1", "2027-06-01", "5");
+        otherProcess.append("booking", "book:2", "BKG-2", "2027-06-02", "8");
+        otherProcess.append("release", "rel:1", "REL-1", "2027-06-01");
+
+        assertEquals(
+                List.of(new DemoLedger.Entry("booking", "book:2", List.of("BKG-2", "2027-06-02", "8"))),
+                ledger.entriesWith("booking", 1, "2027-06-02"));
+        assertEquals(
+                List.of("BKG-1"),
+                ledger.entriesWith("booking", 1, "2027-06-01").stream()
+                        .map(e -> e.fields().get(0))
+                        .toList());
+        assertEquals(List.of(), ledger.entriesWith("booking", 0, "2027-06-01"), "another field's value");
+        assertEquals(2, ledger.count("booking"));
+        assertTrue(ledger.contains("booking", "BKG-2", "2027-06-02", "8"));
+        assertFalse(ledger.contains("booking", "BKG-2", "2027-06-01", "8"));
+        assertFalse(ledger.contains("release", "REL-1"), "fields must all match");
+        assertFalse(ledger.append("release", "rel:1", "REL-1", "2027-06-01"), "a key another instance wrote");
+
+        Files.delete(ledger.file());
+        assertEquals(0, ledger.count("booking"), "a file replaced by a shorter one is read again");
+        assertEquals(List.of(), ledger.entriesWith("booking", 1, "2027-06-02"));
+        assertTrue(ledger.append("release", "rel:1", "REL-1", "2027-06-01"));
+    }
 }
