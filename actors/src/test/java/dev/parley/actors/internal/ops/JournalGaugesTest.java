@@ -1,0 +1,112 @@
+package dev.parley.actors.internal.ops;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.parley.persistence.JournalDatabase;
+import dev.parley.persistence.JournalSchema;
+import dev.parley.persistence.internal.JournalEventSerializer;
+import dev.parley.persistence.internal.JournalQueries;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The journal-backed gauges count each entity once, by its latest event, on a real H2 file journal. */
+class JournalGaugesTest {
+    private static final String CALL_STARTED = "parley.call.started.v1";
+    private static final String CALL_ASKED = "parley.call.input-requested.v1";
+    private static final String CALL_ANSWERED = "parley.call.answers-received.v1";
+    private static final String CALL_COMPLETED = "parley.call.completed.v1";
+    private static final String CALL_BECAME_TASK = "parley.call.became-task.v1";
+    private static final String TASK_STEP = "parley.task.step-recorded.v1";
+
+    @Test
+    void waitingCallsAndOpenTasksByStatusComeFromEachEntitysLatestEvent(@TempDir Path dir) throws Exception {
+        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalSchema.create(database);
+        insert(database, "ToolCall|started", CALL_STARTED);
+        insert(database, "ToolCall|asked", CALL_STARTED, CALL_ASKED);
+        insert(database, "ToolCall|asked-again", CALL_STARTED, CALL_ASKED, CALL_ANSWERED, CALL_ASKED);
+        insert(database, "ToolCall|answered", CALL_STARTED, CALL_ASKED, CALL_ANSWERED);
+        insert(database, "ToolCall|completed", CALL_STARTED, CALL_COMPLETED);
+        insert(database, "ToolCall|became-task", CALL_STARTED, CALL_BECAME_TASK);
+        insert(database, "Task|created", JournalEventSerializer.TASK_CREATED);
+        insert(database, "Task|stepping", JournalEventSerializer.TASK_CREATED, TASK_STEP);
+        insert(
+                database,
+                "Task|asked",
+                JournalEventSerializer.TASK_CREATED,
+                JournalEventSerializer.TASK_INPUT_REQUESTED);
+        insert(database, "Task|done", JournalEventSerializer.TASK_CREATED, JournalEventSerializer.TASK_COMPLETED);
+        insert(database, "Session|s", "parley.session.opened.v1");
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+        new JournalGauges(new JournalQueries(database), registry).run();
+
+        assertEquals(3, registry.get("parley.calls.waiting").gauge().value(), "started, asked, asked-again");
+        assertEquals(
+                2,
+                registry.get("parley.tasks.open")
+                        .tag("status", "working")
+                        .gauge()
+                        .value(),
+                "created, stepping");
+        assertEquals(
+                1,
+                registry.get("parley.tasks.open")
+                        .tag("status", "input_required")
+                        .gauge()
+                        .value());
+    }
+
+    @Test
+    void anEmptyJournalHasNothingWaitingOrOpen(@TempDir Path dir) {
+        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalSchema.create(database);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+        new JournalGauges(new JournalQueries(database), registry).run();
+
+        assertEquals(0, registry.get("parley.calls.waiting").gauge().value());
+        assertEquals(
+                0,
+                registry.get("parley.tasks.open")
+                        .tag("status", "working")
+                        .gauge()
+                        .value());
+        assertEquals(
+                0,
+                registry.get("parley.tasks.open")
+                        .tag("status", "input_required")
+                        .gauge()
+                        .value());
+    }
+
+    /** Events 1..n of {@code persistenceId}, as pekko-persistence-jdbc writes them. */
+    private static void insert(JournalDatabase database, String persistenceId, String... manifests)
+            throws SQLException {
+        try (Connection connection =
+                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+                PreparedStatement insert = connection.prepareStatement("INSERT INTO \"event_journal\" "
+                        + "(\"persistence_id\", \"sequence_number\", \"writer\", \"write_timestamp\", "
+                        + "\"adapter_manifest\", \"event_ser_id\", \"event_ser_manifest\", \"event_payload\") "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (int i = 0; i < manifests.length; i++) {
+                insert.setString(1, persistenceId);
+                insert.setLong(2, i + 1);
+                insert.setString(3, "test-writer");
+                insert.setLong(4, 1_785_000_000_000L + i);
+                insert.setString(5, "");
+                insert.setInt(6, JournalEventSerializer.IDENTIFIER);
+                insert.setString(7, manifests[i]);
+                insert.setBytes(8, "{}".getBytes(StandardCharsets.UTF_8));
+                insert.executeUpdate();
+            }
+        }
+    }
+}
