@@ -14,6 +14,7 @@
 # Settings (environment), defaults take about 5 minutes:
 #   ROUNDS=3 DURATION=12s WARMUP=3s (per measured run)  PRIME=20s (per server and tool, before the rounds)
 #   C=64 (concurrency)  JAVA=java  SERVER_JAVA_OPTS (both servers)  OUT=benchmarks/target/compare
+# Exit status 0 when every measured run finished without an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -105,17 +106,24 @@ start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java
 echo "priming each server and tool for $PRIME (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 for server in parley sdk; do
   for kind in one mrtr; do
-    load "$server" "$kind" 0s "$PRIME"
+    # Only JIT warm-up: a cold server may finish no flow at all in this window, which is fine here.
+    load "$server" "$kind" 0s "$PRIME" || true
   done
 done
 
+FAILED=0
 for round in $(seq 1 "$ROUNDS"); do
   order="sdk parley"
   (( round % 2 == 0 )) && order="parley sdk"
   for kind in one mrtr; do
     for server in $order; do
       json=$OUT/$server-$kind-r$round.json
-      load "$server" "$kind" "$WARMUP" "$DURATION" "$json"
+      if ! load "$server" "$kind" "$WARMUP" "$DURATION" "$json" || [[ ! -f $json ]]; then
+        echo "  r$round $kind $server: the load generator failed (see $OUT/load.log)"
+        FAILED=$((FAILED + 1))
+        rm -f "$json"
+        continue
+      fi
       jq -r --arg s "$server" --arg k "$kind" --arg r "$round" '.levels[0] |
         "  r\($r) \($k | if . == "one" then "one-round" else "MRTR     " end) \($s | if . == "sdk" then "Java SDK" else "Parley  " end)"
         + "  \(if $k == "one" then "\(.requestsPerSecond) req/s" else "\(.flowsPerSecond) flows/s" end)"
@@ -126,7 +134,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 # Medians over the rounds, and the ratios Parley / Java SDK.
-jq -s -r --arg rounds "$ROUNDS" --arg c "$C" '
+jq -s -r --arg rounds "$ROUNDS" --arg c "$C" --argjson failed "$FAILED" '
   def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
     else (.[length / 2 - 1] + .[length / 2]) / 2 end;
   def fig(server; kind; f): [.[] | select(.server == server and .kind == kind) | .level | f] | median;
@@ -143,9 +151,12 @@ jq -s -r --arg rounds "$ROUNDS" --arg c "$C" '
     row("MRTR flow p99 ms"; "mrtr"; .kinds.flow.p99Ms),
     row("MRTR retry p99 ms"; "mrtr"; .kinds.retry.p99Ms),
     row("MRTR server CPU ms per flow"; "mrtr"; .serverCpuMsPerKind.flow),
-    "errors in all measured runs: \($errors)"
+    "errors in all measured runs: \($errors)\(if $failed > 0 then "; runs that failed: \($failed)" else "" end)"
 ' <(for f in "$OUT"/*-r*.json; do
       b=$(basename "$f" .json)
       jq -c --arg server "${b%%-*}" --arg kind "$(cut -d- -f2 <<<"$b")" \
         '{server: $server, kind: $kind, level: .levels[0]}' "$f"
     done)
+# Exit status: 0 only when every measured run finished without an error.
+errors=$(cat "$OUT"/*-r*.json | jq -s 'map(.levels[0].errors + .levels[0].warmupErrors) | add // 0')
+(( FAILED == 0 && errors == 0 ))
