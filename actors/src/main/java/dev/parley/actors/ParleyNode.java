@@ -107,15 +107,7 @@ public final class ParleyNode implements AutoCloseable {
                 new ReplayEngine(toolExecutor, new FailureReports(effective.getBoolean("parley.show-failure-details")));
         ClusterMembershipLog.start(system);
         ClusterSharding sharding = ClusterSharding.get(system);
-        sharding.init(Entity.of(
-                ToolCallEntity.ENTITY_TYPE_KEY,
-                entityContext -> ToolCallEntity.create(
-                        entityContext.getEntityId(),
-                        entityContext.getShard(),
-                        server,
-                        engine,
-                        toolExecutor,
-                        settings.stepTimeout())));
+        ToolCallEntity.init(system, server, engine, toolExecutor, settings.stepTimeout());
         RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
         ServerNotifications notifications = ServerNotifications.start(system, server);
         TaskRequests tasks = new TaskRequests(

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallLog;
-import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.actors.internal.ops.ParleyTracing;
 import dev.parley.persistence.internal.CallEvent;
@@ -15,9 +14,10 @@ import dev.parley.persistence.internal.CallEvent.CallFailed;
 import dev.parley.persistence.internal.CallEvent.CallStarted;
 import dev.parley.persistence.internal.CallEvent.InputRequested;
 import dev.parley.persistence.internal.CallEvent.StepRecorded;
-import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.LogLevel;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.Principal;
@@ -29,31 +29,26 @@ import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
-import dev.parley.runtime.internal.engine.StepJournal;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Scope;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PostStop;
-import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.JournalPersistFailed;
 import org.apache.pekko.persistence.typed.PersistenceId;
-import org.apache.pekko.persistence.typed.RecoveryFailed;
-import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
@@ -65,8 +60,12 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * One durable multi-round tool call. It exists from the moment a call's first round asked a
  * question; its journal holds the call's arguments, every round's questions and answers, the
  * results of journaled steps and the final outcome. Each round re-runs the handler over the
- * recorded history (off the actor, on the tool executor); a retry of a round that already
- * ended gets the recorded outcome and runs nothing.
+ * recorded history (off the actor, on the tool executor, through {@link HandlerRunner}); a retry
+ * of a round that already ended gets the recorded outcome and runs nothing.
+ *
+ * <p>Built like Pekko's {@code AccountExampleWithEventHandlersInState}: the state records own
+ * their transitions (the event handler only dispatches to them), and each command has a small
+ * handler method per state.
  */
 public final class ToolCallEntity
         extends EventSourcedBehaviorWithEnforcedReplies<ToolCallEntity.Command, CallEvent, ToolCallEntity.State> {
@@ -245,7 +244,37 @@ public final class ToolCallEntity
 
     public sealed interface State {}
 
-    public record Empty() implements State {}
+    /** Nothing is journaled under this call id (yet). */
+    public record Empty() implements State {
+        Awaiting started(CallStarted event) {
+            return new Awaiting(event, 1, event.questions(), new CallHistory(Map.of(), event.steps()), Map.of());
+        }
+    }
+
+    /** A call whose start is journaled: it knows whose it is and what each ended round ended with. */
+    public sealed interface Journaled extends State {
+        CallStarted call();
+
+        Map<Integer, Reply> outcomes();
+
+        default boolean ownedBy(String principal) {
+            return call().principal().equals(principal);
+        }
+
+        /** What {@code round} ended with, if that is recorded. */
+        default Reply recordedOutcome(int round) {
+            return outcomes().getOrDefault(round, new Rejected(INVALID_STATE));
+        }
+
+        /** As {@link #recordedOutcome}, but round 0 (the first round) ended with round 1's questions unless recorded. */
+        default Reply outcomeOf(int round) {
+            return round == 0 ? firstRoundOutcome() : recordedOutcome(round);
+        }
+
+        default Reply firstRoundOutcome() {
+            return outcomes().getOrDefault(0, new Asked(1, call().questions()));
+        }
+    }
 
     /**
      * Waiting for the answers of {@code round}. {@code outcomes} holds what every earlier round
@@ -257,46 +286,102 @@ public final class ToolCallEntity
             List<AskedQuestion> questions,
             CallHistory history,
             Map<Integer, Reply> outcomes)
-            implements State {}
+            implements Journaled {
 
-    public record Ended(CallStarted call, int round, Reply outcome, Map<Integer, Reply> outcomes) implements State {}
+        Awaiting answered(AnswersReceived event) {
+            return new Awaiting(call, round, questions, history.withAnswers(event.answers()), outcomes);
+        }
 
-    // --- behaviour ------------------------------------------------------------------------
+        Awaiting stepRecorded(StepRecorded event) {
+            return new Awaiting(
+                    call, round, questions, history.withSteps(Map.of(event.name(), event.value())), outcomes);
+        }
+
+        /** The run of {@code event.round()} asked again: the call now waits for the next round's answers. */
+        Awaiting asked(InputRequested event) {
+            Asked asked = new Asked(event.round() + 1, event.questions());
+            return new Awaiting(call, event.round() + 1, event.questions(), history, withOutcome(event.round(), asked));
+        }
+
+        Ended completed(CallCompleted event) {
+            return ended(event.round(), new Finished(event.result()));
+        }
+
+        Ended failed(CallFailed event) {
+            return ended(event.round(), new Rejected(event.error()));
+        }
+
+        Ended becameTask(CallBecameTask event) {
+            return ended(event.round(), new HandedOver(event.taskId(), history.answers(), history.steps()));
+        }
+
+        boolean asks(String key) {
+            return questions.stream().anyMatch(question -> question.key().equals(key));
+        }
+
+        private Ended ended(int endedRound, Reply outcome) {
+            return new Ended(call, endedRound, outcome, withOutcome(endedRound, outcome));
+        }
+
+        private Map<Integer, Reply> withOutcome(int endedRound, Reply outcome) {
+            Map<Integer, Reply> copy = new HashMap<>(outcomes);
+            copy.put(endedRound, outcome);
+            return Map.copyOf(copy);
+        }
+    }
+
+    /** The call ended in {@code round} with {@code outcome}. */
+    public record Ended(CallStarted call, int round, Reply outcome, Map<Integer, Reply> outcomes) implements Journaled {
+
+        /** How the call ended, as metrics and the call log name it. */
+        String endedAs() {
+            return outcome instanceof Finished ? "completed" : outcome instanceof HandedOver ? "became_task" : "failed";
+        }
+    }
+
+    // --- set-up ---------------------------------------------------------------------------
+
+    private static final int MAX_WAITING_PER_ROUND = 16;
 
     private final ActorContext<Command> context;
     private final ActorRef<ClusterSharding.ShardCommand> shard;
-    private final McpServerDefinition server;
-    private final ReplayEngine engine;
-    private final Executor toolExecutor;
-    private final Duration stepTimeout;
+    private final HandlerRunner<Command> runner;
     /** Streams waiting for a round's outcome ({@link AwaitRound}); not journaled: they ask again. */
     private final Map<Integer, List<ActorRef<Reply>>> waiting = new HashMap<>();
     /** Where the notifications of a run an answer starts go: the latest waiting stream's relay, per round. */
     private final Map<Integer, ActorRef<RoundNotice>> noticesOfRound = new HashMap<>();
-
-    private static final int MAX_WAITING_PER_ROUND = 16;
     /** Round 0 on a call not journaled yet: only the principal its first round runs for gets the outcome. */
-    private final List<AwaitRound> waitingForFirstRound = new java.util.ArrayList<>();
-    /** The run in flight, if any; not journaled: a crash simply ends the run. */
-    private Cancellation running;
-
+    private final List<AwaitRound> waitingForFirstRound = new ArrayList<>();
+    /** The round whose run is in flight, if {@code runner.isRunning()}. */
     private int runningRound;
 
     private ToolCallEntity(
             ActorContext<Command> context,
             PersistenceId persistenceId,
             ActorRef<ClusterSharding.ShardCommand> shard,
+            HandlerRunner.Handlers handlers) {
+        super(persistenceId, JournalAvailability.get(context.getSystem()).restartStrategy()); // issue 17
+        this.context = context;
+        this.shard = shard;
+        this.runner = new HandlerRunner<>(context, persistenceId, handlers, RecordStep::new);
+    }
+
+    /**
+     * Starts sharding for calls on this node. A call is reached with
+     * {@code ClusterSharding.get(system).entityRefFor(ENTITY_TYPE_KEY, callId)}; an idle one leaves
+     * memory after the sharding idle timeout, an ended one at once.
+     */
+    public static ActorRef<ShardingEnvelope<Command>> init(
+            ActorSystem<?> system,
             McpServerDefinition server,
             ReplayEngine engine,
             Executor toolExecutor,
             Duration stepTimeout) {
-        super(persistenceId, JournalAvailability.get(context.getSystem()).restartStrategy()); // issue 17
-        this.context = context;
-        this.shard = shard;
-        this.server = server;
-        this.engine = engine;
-        this.toolExecutor = toolExecutor;
-        this.stepTimeout = stepTimeout;
+        return ClusterSharding.get(system)
+                .init(Entity.of(
+                        ENTITY_TYPE_KEY,
+                        entity -> create(
+                                entity.getEntityId(), entity.getShard(), server, engine, toolExecutor, stepTimeout)));
     }
 
     /** @param shard the entity's shard, asked to passivate the call once it ended */
@@ -307,42 +392,19 @@ public final class ToolCallEntity
             ReplayEngine engine,
             Executor toolExecutor,
             Duration stepTimeout) {
-        return Behaviors.setup(context -> {
-            ParleyMetrics.get(context.getSystem()).entityStarted(ENTITY_TYPE_KEY.name());
-            return new ToolCallEntity(
-                    context,
-                    PersistenceId.of(ENTITY_TYPE_KEY.name(), callId),
-                    shard,
-                    server,
-                    engine,
-                    toolExecutor,
-                    stepTimeout);
-        });
+        HandlerRunner.Handlers handlers = new HandlerRunner.Handlers(server, engine, toolExecutor, stepTimeout);
+        return Behaviors.setup(context ->
+                new ToolCallEntity(context, PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), shard, handlers));
     }
 
-    /** Live-entity gauge: the call left memory (passivated, or its node stopped). */
     @Override
     public SignalHandler<State> signalHandler() {
-        return newSignalHandlerBuilder()
-                .onSignal(
-                        PostStop.instance(),
-                        state -> ParleyMetrics.get(context.getSystem()).entityStopped(ENTITY_TYPE_KEY.name()))
-                // issue 17: the entity restarts with backoff; the node checks whether the journal went away
-                .onSignal(
-                        JournalPersistFailed.class,
-                        (state, signal) -> JournalAvailability.get(context.getSystem())
-                                .journalFailed(persistenceId().id(), signal.getFailure()))
-                .onSignal(
-                        RecoveryFailed.class,
-                        (state, signal) -> JournalAvailability.get(context.getSystem())
-                                .journalFailed(persistenceId().id(), signal.getFailure()))
-                .build();
+        return runner.withCommonSignals(newSignalHandlerBuilder());
     }
 
-    /** Parley saves no snapshots: recovery skips the snapshot store's query. */
     @Override
     public Recovery recovery() {
-        return Recovery.withSnapshotSelectionCriteria(SnapshotSelectionCriteria.none());
+        return HandlerRunner.WITHOUT_SNAPSHOTS;
     }
 
     @Override
@@ -350,79 +412,174 @@ public final class ToolCallEntity
         return new Empty();
     }
 
+    // --- commands -------------------------------------------------------------------------
+
     @Override
     public CommandHandlerWithReply<Command, CallEvent, State> commandHandler() {
         var builder = newCommandHandlerWithReplyBuilder();
         builder.forStateType(Empty.class)
                 .onCommand(Start.class, this::onStart)
-                .onCommand(
-                        SubmitAnswers.class,
-                        (state, command) -> Effect().reply(command.replyTo(), new Rejected(INVALID_STATE)))
-                .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
-                .onCommand(RunFinished.class, (state, command) -> Effect().noReply())
-                .onCommand(CancelRound.class, (state, command) -> Effect().noReply())
-                .onCommand(
-                        AnswerQuestion.class,
-                        (state, command) -> Effect().reply(command.replyTo(), new Rejected(INVALID_STATE)))
+                .onCommand(RecordFirstRound.class, this::onRecordFirstRound)
                 .onCommand(AwaitRound.class, this::onAwaitFirstRound)
-                .onCommand(RecordFirstRound.class, this::onRecordFirstRound);
+                .onCommand(SubmitAnswers.class, this::onSubmitAnswersToNoCall)
+                .onCommand(AnswerQuestion.class, this::onAnswerQuestionToNoCall);
         builder.forStateType(Awaiting.class)
-                .onCommand(
-                        Start.class,
-                        (state, command) ->
-                                Effect().reply(command.replyTo(), new Asked(state.round(), state.questions())))
+                .onCommand(Start.class, this::onStartAgain)
                 .onCommand(SubmitAnswers.class, this::onSubmitAnswers)
-                .onCommand(RecordStep.class, this::onRecordStep)
-                .onCommand(RunFinished.class, this::onRunFinished)
-                .onCommand(CancelRound.class, this::onCancelRound)
                 .onCommand(AnswerQuestion.class, this::onAnswerQuestion)
                 .onCommand(AwaitRound.class, this::onAwaitRound)
-                .onCommand(
-                        RecordFirstRound.class,
-                        (state, command) ->
-                                Effect().reply(command.replyTo(), firstRoundOutcome(state.call(), state.outcomes())));
+                .onCommand(RecordStep.class, this::onRecordStep)
+                .onCommand(RunFinished.class, this::onRunFinished)
+                .onCommand(CancelRound.class, this::onCancelRound);
         builder.forStateType(Ended.class)
-                .onCommand(Start.class, (state, command) -> Effect().reply(command.replyTo(), state.outcome()))
+                .onCommand(Start.class, this::onStartAfterEnd)
                 .onCommand(SubmitAnswers.class, this::onSubmitAnswersAfterEnd)
-                .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
-                .onCommand(RunFinished.class, (state, command) -> Effect().noReply())
-                .onCommand(CancelRound.class, (state, command) -> Effect().noReply())
-                .onCommand(
-                        AnswerQuestion.class,
-                        (state, command) -> Effect()
-                                .reply(
-                                        command.replyTo(),
-                                        state.call().principal().equals(command.principal())
-                                                ? state.outcome()
-                                                : new Rejected(INVALID_STATE)))
-                .onCommand(
-                        AwaitRound.class,
-                        (state, command) -> Effect()
-                                .reply(
-                                        command.replyTo(),
-                                        state.call().principal().equals(command.principal())
-                                                ? outcomeOf(state.call(), state.outcomes(), command.round())
-                                                : new Rejected(INVALID_STATE)))
-                .onCommand(
-                        RecordFirstRound.class,
-                        (state, command) ->
-                                Effect().reply(command.replyTo(), firstRoundOutcome(state.call(), state.outcomes())));
+                .onCommand(AnswerQuestion.class, this::onAnswerQuestionAfterEnd)
+                .onCommand(AwaitRound.class, this::onAwaitRoundAfterEnd);
+        // What the states above leave to these:
+        builder.forStateType(Journaled.class).onCommand(RecordFirstRound.class, this::onRecordFirstRoundAgain);
+        builder.forAnyState()
+                .onCommand(RecordStep.class, this::onLateStep)
+                .onCommand(RunFinished.class, this::ignore)
+                .onCommand(CancelRound.class, this::ignore);
         return builder.build();
     }
 
-    private ReplyEffect<CallEvent, State> onAnswerQuestion(Awaiting state, AnswerQuestion command) {
-        if (running != null) {
+    private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {
+        CallStarted started = new CallStarted(
+                command.method(),
+                command.name(),
+                command.arguments(),
+                command.principal(),
+                command.steps(),
+                command.questions(),
+                Instant.now(),
+                command.traceParent());
+        Asked asked = new Asked(1, command.questions());
+        return Effect()
+                .persist(started)
+                .thenRun(s -> wakeFirstRound(command.principal(), asked))
+                .thenReply(command.replyTo(), s -> asked);
+    }
+
+    private ReplyEffect<CallEvent, State> onStartAgain(Awaiting state, Start command) {
+        return Effect().reply(command.replyTo(), new Asked(state.round(), state.questions()));
+    }
+
+    private ReplyEffect<CallEvent, State> onStartAfterEnd(Ended state, Start command) {
+        return Effect().reply(command.replyTo(), state.outcome());
+    }
+
+    private ReplyEffect<CallEvent, State> onRecordFirstRound(Empty state, RecordFirstRound command) {
+        CallStarted started = new CallStarted(
+                command.method(),
+                command.name(),
+                command.arguments(),
+                command.principal(),
+                Map.of(),
+                List.of(),
+                Instant.now(),
+                ParleyTracing.currentTraceParent());
+        CallEvent end = command.result() != null
+                ? new CallCompleted(0, command.result())
+                : new CallFailed(0, command.error() != null ? command.error() : INVALID_STATE);
+        return Effect()
+                .persist(List.of(started, end))
+                .thenRun(s -> wakeFirstRound(command.principal(), ((Ended) s).outcome()))
+                .thenRun(this::passivate)
+                .thenReply(command.replyTo(), s -> ((Ended) s).outcome());
+    }
+
+    private ReplyEffect<CallEvent, State> onRecordFirstRoundAgain(Journaled state, RecordFirstRound command) {
+        return Effect().reply(command.replyTo(), state.firstRoundOutcome());
+    }
+
+    /**
+     * A resuming 2025 stream asks for the first round's outcome before the call is journaled: its
+     * first round still runs on the node that took the request, and {@link Start} or
+     * {@link RecordFirstRound} will come. The stream asks again if this entity leaves memory first.
+     */
+    private ReplyEffect<CallEvent, State> onAwaitFirstRound(Empty state, AwaitRound command) {
+        if (command.round() != 0) {
+            return invalidState(command.replyTo());
+        }
+        if (waitingForFirstRound.size() == MAX_WAITING_PER_ROUND) {
+            waitingForFirstRound.remove(0);
+        }
+        waitingForFirstRound.add(command);
+        return Effect().noReply();
+    }
+
+    private ReplyEffect<CallEvent, State> onAwaitRound(Awaiting state, AwaitRound command) {
+        if (!state.ownedBy(command.principal()) || command.round() > state.round()) {
+            return invalidState(command.replyTo());
+        }
+        if (command.round() < state.round()) {
+            return Effect().reply(command.replyTo(), state.outcomeOf(command.round()));
+        }
+        List<ActorRef<Reply>> waiters = waiting.computeIfAbsent(command.round(), round -> new ArrayList<>());
+        if (waiters.size() == MAX_WAITING_PER_ROUND) {
+            waiters.remove(0); // the oldest asked long ago and has asked again since
+        }
+        waiters.add(command.replyTo());
+        if (command.notices() != null) {
+            noticesOfRound.put(command.round(), command.notices());
+        }
+        return Effect().noReply();
+    }
+
+    private ReplyEffect<CallEvent, State> onAwaitRoundAfterEnd(Ended state, AwaitRound command) {
+        return replyToOwner(state, command.principal(), command.replyTo(), state.outcomeOf(command.round()));
+    }
+
+    private ReplyEffect<CallEvent, State> onSubmitAnswersToNoCall(Empty state, SubmitAnswers command) {
+        return invalidState(command.replyTo());
+    }
+
+    private ReplyEffect<CallEvent, State> onSubmitAnswers(Awaiting state, SubmitAnswers command) {
+        if (runner.isRunning()) {
             return Effect().stash();
         }
-        boolean open =
-                state.questions().stream().anyMatch(question -> question.key().equals(command.key()));
-        if (!open || !state.call().principal().equals(command.principal())) {
+        if (!state.ownedBy(command.principal()) || command.round() > state.round()) {
+            return invalidState(command.replyTo());
+        }
+        if (command.round() < state.round()) {
+            return Effect().reply(command.replyTo(), state.recordedOutcome(command.round()));
+        }
+        Map<String, RecordedAnswer> answers;
+        try {
+            answers = AnswerValidation.answersTo(state.questions(), command.inputResponses());
+        } catch (McpException invalid) {
+            return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
+        }
+        if (answers.isEmpty()) {
+            // Nothing new to go on: ask the same questions again, persist nothing.
+            return Effect().reply(command.replyTo(), new Asked(state.round(), state.questions()));
+        }
+        return runRound(state, answers, command);
+    }
+
+    /** A retry after the call ended gets the recorded outcome of its round, and only its own principal does. */
+    private ReplyEffect<CallEvent, State> onSubmitAnswersAfterEnd(Ended state, SubmitAnswers command) {
+        return replyToOwner(state, command.principal(), command.replyTo(), state.recordedOutcome(command.round()));
+    }
+
+    private ReplyEffect<CallEvent, State> onAnswerQuestionToNoCall(Empty state, AnswerQuestion command) {
+        return invalidState(command.replyTo());
+    }
+
+    private ReplyEffect<CallEvent, State> onAnswerQuestion(Awaiting state, AnswerQuestion command) {
+        if (runner.isRunning()) {
+            return Effect().stash();
+        }
+        boolean open = state.asks(command.key());
+        if (!open || !state.ownedBy(command.principal())) {
             return Effect()
                     .reply(
                             command.replyTo(),
                             open ? new Rejected(INVALID_STATE) : new Asked(state.round(), state.questions()));
         }
-        ObjectNode answer = dev.parley.runtime.Json.object();
+        ObjectNode answer = Json.object();
         answer.set(command.key(), command.answer());
         try {
             AnswerValidation.answersTo(state.questions(), answer);
@@ -443,211 +600,53 @@ public final class ToolCallEntity
                         command.replyTo()));
     }
 
-    private ReplyEffect<CallEvent, State> onAwaitRound(Awaiting state, AwaitRound command) {
-        if (!state.call().principal().equals(command.principal()) || command.round() > state.round()) {
-            return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
-        }
-        if (command.round() < state.round()) {
-            return Effect().reply(command.replyTo(), outcomeOf(state.call(), state.outcomes(), command.round()));
-        }
-        List<ActorRef<Reply>> waiters = waiting.computeIfAbsent(command.round(), round -> new java.util.ArrayList<>());
-        if (waiters.size() == MAX_WAITING_PER_ROUND) {
-            waiters.remove(0); // the oldest asked long ago and has asked again since
-        }
-        waiters.add(command.replyTo());
-        if (command.notices() != null) {
-            noticesOfRound.put(command.round(), command.notices());
-        }
-        return Effect().noReply();
-    }
-
-    /** What {@code round} ended with; round 0 (the first round) ended with round 1's questions unless recorded. */
-    private static Reply outcomeOf(CallStarted call, Map<Integer, Reply> outcomes, int round) {
-        return round == 0
-                ? firstRoundOutcome(call, outcomes)
-                : outcomes.getOrDefault(round, new Rejected(INVALID_STATE));
-    }
-
-    private static Reply firstRoundOutcome(CallStarted call, Map<Integer, Reply> outcomes) {
-        return outcomes.getOrDefault(0, new Asked(1, call.questions()));
+    private ReplyEffect<CallEvent, State> onAnswerQuestionAfterEnd(Ended state, AnswerQuestion command) {
+        return replyToOwner(state, command.principal(), command.replyTo(), state.outcome());
     }
 
     /**
-     * A resuming 2025 stream asks for the first round's outcome before the call is journaled: its
-     * first round still runs on the node that took the request, and {@link Start} or
-     * {@link RecordFirstRound} will come. The stream asks again if this entity leaves memory first.
+     * Re-runs the handler with the round's answers. They are journaled together with the round's
+     * outcome, in one write: if the node dies during the run, the client's retry brings them again.
      */
-    private ReplyEffect<CallEvent, State> onAwaitFirstRound(Empty state, AwaitRound command) {
-        if (command.round() != 0) {
-            return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
-        }
-        if (waitingForFirstRound.size() == MAX_WAITING_PER_ROUND) {
-            waitingForFirstRound.remove(0);
-        }
-        waitingForFirstRound.add(command);
-        return Effect().noReply();
-    }
-
-    private void wakeFirstRound(String principal, Reply outcome) {
-        waitingForFirstRound.forEach(waiter ->
-                waiter.replyTo().tell(waiter.principal().equals(principal) ? outcome : new Rejected(INVALID_STATE)));
-        waitingForFirstRound.clear();
-    }
-
-    private ReplyEffect<CallEvent, State> onRecordFirstRound(Empty state, RecordFirstRound command) {
-        CallStarted started = new CallStarted(
-                command.method(),
-                command.name(),
-                command.arguments(),
-                command.principal(),
-                Map.of(),
-                List.of(),
-                java.time.Instant.now(),
-                ParleyTracing.currentTraceParent());
-        CallEvent end = command.result() != null
-                ? new CallCompleted(0, command.result())
-                : new CallFailed(0, command.error() != null ? command.error() : INVALID_STATE);
-        return Effect()
-                .persist(List.of(started, end))
-                .thenRun(s -> wakeFirstRound(command.principal(), ((Ended) s).outcome()))
-                .thenRun(this::passivate)
-                .thenReply(command.replyTo(), s -> ((Ended) s).outcome());
-    }
-
-    /** Tells every stream waiting for {@code round} what it ended with. */
-    private void wake(int round, Reply outcome) {
-        noticesOfRound.remove(round);
-        List<ActorRef<Reply>> waiters = waiting.remove(round);
-        if (waiters != null) {
-            waiters.forEach(waiter -> waiter.tell(outcome));
-        }
-    }
-
-    /** A retry after the call ended gets the recorded outcome of its round, and only its own principal does. */
-    private ReplyEffect<CallEvent, State> onSubmitAnswersAfterEnd(Ended state, SubmitAnswers command) {
-        if (!state.call().principal().equals(command.principal())) {
-            return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
-        }
-        return Effect()
-                .reply(command.replyTo(), state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE)));
-    }
-
-    private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {
-        CallStarted started = new CallStarted(
-                command.method(),
-                command.name(),
-                command.arguments(),
-                command.principal(),
-                command.steps(),
-                command.questions(),
-                java.time.Instant.now(),
-                command.traceParent());
-        return Effect()
-                .persist(started)
-                .thenRun(s -> wakeFirstRound(command.principal(), new Asked(1, command.questions())))
-                .thenReply(command.replyTo(), s -> new Asked(1, command.questions()));
-    }
-
-    private ReplyEffect<CallEvent, State> onSubmitAnswers(Awaiting state, SubmitAnswers command) {
-        if (running != null) {
-            return Effect().stash();
-        }
-        if (!state.call().principal().equals(command.principal()) || command.round() > state.round()) {
-            return Effect().reply(command.replyTo(), new Rejected(INVALID_STATE));
-        }
-        if (command.round() < state.round()) {
-            return Effect()
-                    .reply(
-                            command.replyTo(),
-                            state.outcomes().getOrDefault(command.round(), new Rejected(INVALID_STATE)));
-        }
-        Map<String, RecordedAnswer> answers;
-        try {
-            answers = AnswerValidation.answersTo(state.questions(), command.inputResponses());
-        } catch (McpException invalid) {
-            return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
-        }
-        if (answers.isEmpty()) {
-            // Nothing new to go on: ask the same questions again, persist nothing.
-            return Effect().reply(command.replyTo(), new Asked(state.round(), state.questions()));
-        }
-        // The answers are journaled together with the round's outcome, in one write: if the node
-        // dies during the run, the client's retry brings them again.
-        startRun(state, answers, command);
-        return Effect().noReply();
-    }
-
-    private void startRun(Awaiting state, Map<String, RecordedAnswer> answers, SubmitAnswers command) {
-        CallTarget target =
-                server.target(state.call().method(), state.call().name()).orElse(null);
-        if (target == null) {
-            // The server no longer offers what this call was made to (removed at runtime or redeployed).
-            command.replyTo()
-                    .tell(new Rejected(new ErrorObject(
-                            ErrorCodes.INVALID_PARAMS,
-                            "No longer available: " + state.call().method() + " "
-                                    + state.call().name(),
-                            null)));
-            return;
-        }
-        Cancellation cancellation = new Cancellation();
+    private ReplyEffect<CallEvent, State> runRound(
+            Awaiting state, Map<String, RecordedAnswer> answers, SubmitAnswers command) {
+        CallStarted call = state.call();
         RunEnvironment environment = new RunEnvironment(
                 command.caller(),
                 ClientCapabilities.of(command.capabilities()),
                 command.notices() == null ? RunEnvironment.RequestSink.NONE : new ForwardingSink(command.notices()),
-                cancellation,
+                new Cancellation(),
                 command.mayBecomeTask()
                         ? RunEnvironment.TaskMode.MAY_BECOME_TASK
                         : RunEnvironment.TaskMode.SYNCHRONOUS);
-        ActorRef<Command> self = context.getSelf();
-        Scheduler scheduler = context.getSystem().scheduler();
-        ParleyTracing tracing = ParleyTracing.get(context.getSystem());
-        StepJournal journal = new EntityStepJournal<Command>(self, RecordStep::new, stepTimeout, scheduler, tracing);
-        CompletableFuture<RunOutcome> run;
-        // The round's span and the call's MDC fields go with the handler onto the tool executor (issue 13).
-        Span span = tracing.startRound(
-                state.call().method(),
-                state.call().name(),
-                persistenceId().entityId(),
-                state.round() + 1,
-                command.traceParent(),
-                state.call().traceParent());
-        try (Scope traced = span.makeCurrent();
-                CallMdc.Scope mdc = CallMdc.open(
-                        state.call().method(),
-                        state.call().name(),
-                        persistenceId().entityId(),
-                        state.round() + 1,
-                        null,
-                        command.principal())) {
-            // Run off the actor: the step journal blocks on this entity, so the actor must stay free.
-            run = CompletableFuture.supplyAsync(
-                            () -> engine.run(
-                                    target,
-                                    state.call().arguments(),
-                                    environment,
-                                    state.history().withAnswers(answers),
-                                    journal),
-                            toolExecutor)
-                    .thenCompose(stage -> stage);
-        } catch (RejectedExecutionException e) {
-            span.end();
-            command.replyTo().tell(new Rejected(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Server busy", null)));
-            return;
-        }
-        run.whenComplete((outcome, failure) -> span.end());
-        running = cancellation;
-        runningRound = state.round();
-        context.pipeToSelf(
-                run,
-                (outcome, failure) -> new RunFinished(
-                        state.round(),
-                        answers,
-                        outcome != null
-                                ? outcome
-                                : new RunOutcome.Failed(new ErrorObject(
-                                        ErrorCodes.INTERNAL_ERROR, "Internal error running the tool", null)),
-                        command.replyTo()));
+        HandlerRunner.Run run = new HandlerRunner.Run(
+                call.method(),
+                call.name(),
+                call.arguments(),
+                state.history().withAnswers(answers),
+                environment,
+                command.principal(),
+                new HandlerRunner.CallRound(
+                        persistenceId().entityId(), state.round() + 1, command.traceParent(), call.traceParent()));
+        HandlerRunner.Started started =
+                runner.start(run, outcome -> new RunFinished(state.round(), answers, outcome, command.replyTo()));
+        return switch (started) {
+            case RUNNING -> {
+                runningRound = state.round();
+                yield Effect().noReply();
+            }
+            case TARGET_GONE ->
+                Effect()
+                        .reply(
+                                command.replyTo(),
+                                new Rejected(HandlerRunner.noLongerAvailable(
+                                        ErrorCodes.INVALID_PARAMS, call.method(), call.name())));
+            case EXECUTOR_FULL ->
+                Effect()
+                        .reply(
+                                command.replyTo(),
+                                new Rejected(new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Server busy", null)));
+        };
     }
 
     private ReplyEffect<CallEvent, State> onRecordStep(Awaiting state, RecordStep command) {
@@ -656,28 +655,20 @@ public final class ToolCallEntity
                 .thenReply(command.replyTo(), s -> Done.getInstance());
     }
 
-    /** Sends a running round's notifications to the node holding the client's stream. */
-    private record ForwardingSink(ActorRef<RoundNotice> notices) implements RunEnvironment.RequestSink {
-        @Override
-        public void progress(double done, Double total, String message) {
-            notices.tell(new RoundNotice(done, total, message, null, null, null));
-        }
-
-        @Override
-        public void log(dev.parley.runtime.LogLevel level, String logger, JsonNode data) {
-            notices.tell(new RoundNotice(null, null, null, level.wireName(), logger, data));
-        }
+    /** A step of a run whose call is not waiting (any more): acknowledged, not journaled. */
+    private ReplyEffect<CallEvent, State> onLateStep(State state, RecordStep command) {
+        return Effect().reply(command.replyTo(), Done.getInstance());
     }
 
     private ReplyEffect<CallEvent, State> onCancelRound(Awaiting state, CancelRound command) {
-        if (running != null && runningRound == command.round()) {
-            running.cancel();
+        if (runner.isRunning() && runningRound == command.round()) {
+            runner.cancel();
         }
         return Effect().noReply();
     }
 
     private ReplyEffect<CallEvent, State> onRunFinished(Awaiting state, RunFinished command) {
-        running = null;
+        runner.finished();
         RunOutcome outcome = command.outcome();
         AnswersReceived answers = new AnswersReceived(command.round(), command.answers());
         if (outcome instanceof RunOutcome.NeedsInput needs) {
@@ -689,20 +680,10 @@ public final class ToolCallEntity
                     .thenUnstashAll();
         }
         if (outcome instanceof RunOutcome.Completed completed) {
-            return Effect()
-                    .persist(List.of(answers, new CallCompleted(command.round(), completed.result())))
-                    .thenRun(s -> wake(command.round(), new Finished(completed.result())))
-                    .thenRun(this::passivate)
-                    .thenReply(command.replyTo(), s -> new Finished(completed.result()))
-                    .thenUnstashAll();
+            return end(command, answers, new CallCompleted(command.round(), completed.result()));
         }
         if (outcome instanceof RunOutcome.BecameTask) {
-            return Effect()
-                    .persist(List.of(answers, new CallBecameTask(command.round(), EntityIds.next())))
-                    .thenRun(s -> wake(command.round(), ((Ended) s).outcome()))
-                    .thenRun(this::passivate)
-                    .thenReply(command.replyTo(), s -> ((Ended) s).outcome())
-                    .thenUnstashAll();
+            return end(command, answers, new CallBecameTask(command.round(), EntityIds.next()));
         }
         ErrorObject failed = ((RunOutcome.Failed) outcome).error();
         // issue 17: a step the journal did not take is answered with the Retry-After the node asks for
@@ -716,12 +697,46 @@ public final class ToolCallEntity
             wake(command.round(), new Rejected(error));
             return Effect().reply(command.replyTo(), new Rejected(error)).thenUnstashAll();
         }
+        return end(command, answers, new CallFailed(command.round(), error));
+    }
+
+    /** The round's answers and the call's end, in one write; then everyone waiting hears the outcome. */
+    private ReplyEffect<CallEvent, State> end(RunFinished command, AnswersReceived answers, CallEvent end) {
         return Effect()
-                .persist(List.of(answers, new CallFailed(command.round(), error)))
-                .thenRun(s -> wake(command.round(), new Rejected(error)))
+                .persist(List.of(answers, end))
+                .thenRun(s -> wake(command.round(), ((Ended) s).outcome()))
                 .thenRun(this::passivate)
-                .thenReply(command.replyTo(), s -> new Rejected(error))
+                .thenReply(command.replyTo(), s -> ((Ended) s).outcome())
                 .thenUnstashAll();
+    }
+
+    private ReplyEffect<CallEvent, State> ignore(State state, Command command) {
+        return Effect().noReply();
+    }
+
+    /** Anyone but the call's principal learns nothing from it. */
+    private ReplyEffect<CallEvent, State> replyToOwner(
+            Journaled state, String principal, ActorRef<Reply> replyTo, Reply reply) {
+        return Effect().reply(replyTo, state.ownedBy(principal) ? reply : new Rejected(INVALID_STATE));
+    }
+
+    private ReplyEffect<CallEvent, State> invalidState(ActorRef<Reply> replyTo) {
+        return Effect().reply(replyTo, new Rejected(INVALID_STATE));
+    }
+
+    /** Tells every stream waiting for {@code round} what it ended with. */
+    private void wake(int round, Reply outcome) {
+        noticesOfRound.remove(round);
+        List<ActorRef<Reply>> waiters = waiting.remove(round);
+        if (waiters != null) {
+            waiters.forEach(waiter -> waiter.tell(outcome));
+        }
+    }
+
+    private void wakeFirstRound(String principal, Reply outcome) {
+        waitingForFirstRound.forEach(waiter ->
+                waiter.replyTo().tell(waiter.principal().equals(principal) ? outcome : new Rejected(INVALID_STATE)));
+        waitingForFirstRound.clear();
     }
 
     /**
@@ -729,78 +744,42 @@ public final class ToolCallEntity
      * calls kept for minutes were most of the heap and of every young GC's copying. A late retry
      * of its last round recovers it from the journal and gets the recorded outcome.
      */
-    private void passivate(State ended) {
-        ParleyMetrics metrics = ParleyMetrics.get(context.getSystem());
-        if (ended instanceof Ended call) {
-            String outcome = call.outcome() instanceof Finished
-                    ? "completed"
-                    : call.outcome() instanceof HandedOver ? "became_task" : "failed";
-            metrics.callEnded(outcome, call.round() + 1); // round N's answers ended it: N asking rounds, then this one
-            CallLog.callEnded(persistenceId().entityId(), call.call(), outcome, call.round() + 1);
+    private void passivate(State state) {
+        if (state instanceof Ended ended) {
+            // round N's answers ended it: N asking rounds, then this one
+            ParleyMetrics.get(context.getSystem()).callEnded(ended.endedAs(), ended.round() + 1);
+            CallLog.callEnded(persistenceId().entityId(), ended.call(), ended.endedAs(), ended.round() + 1);
         }
-        metrics.passivated(ENTITY_TYPE_KEY.name());
-        shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
+        runner.passivate(shard);
     }
 
+    /** Sends a running round's notifications to the node holding the client's stream. */
+    private record ForwardingSink(ActorRef<RoundNotice> notices) implements RunEnvironment.RequestSink {
+        @Override
+        public void progress(double done, Double total, String message) {
+            notices.tell(new RoundNotice(done, total, message, null, null, null));
+        }
+
+        @Override
+        public void log(LogLevel level, String logger, JsonNode data) {
+            notices.tell(new RoundNotice(null, null, null, level.wireName(), logger, data));
+        }
+    }
+
+    // --- events ---------------------------------------------------------------------------
+
+    /** Only dispatches: each transition is a method of the state it leaves. */
     @Override
     public EventHandler<State, CallEvent> eventHandler() {
         var builder = newEventHandlerBuilder();
-        builder.forStateType(Empty.class)
-                .onEvent(
-                        CallStarted.class,
-                        (state, event) -> new Awaiting(
-                                event, 1, event.questions(), new CallHistory(Map.of(), event.steps()), Map.of()));
+        builder.forStateType(Empty.class).onEvent(CallStarted.class, Empty::started);
         builder.forStateType(Awaiting.class)
-                .onEvent(
-                        AnswersReceived.class,
-                        (state, event) -> new Awaiting(
-                                state.call(),
-                                state.round(),
-                                state.questions(),
-                                state.history().withAnswers(event.answers()),
-                                state.outcomes()))
-                .onEvent(
-                        StepRecorded.class,
-                        (state, event) -> new Awaiting(
-                                state.call(),
-                                state.round(),
-                                state.questions(),
-                                state.history().withSteps(Map.of(event.name(), event.value())),
-                                state.outcomes()))
-                .onEvent(
-                        InputRequested.class,
-                        (state, event) -> new Awaiting(
-                                state.call(),
-                                event.round() + 1,
-                                event.questions(),
-                                state.history(),
-                                withOutcome(
-                                        state.outcomes(),
-                                        event.round(),
-                                        new Asked(event.round() + 1, event.questions()))))
-                .onEvent(
-                        CallCompleted.class,
-                        (state, event) -> ended(state, event.round(), new Finished(event.result())))
-                .onEvent(CallFailed.class, (state, event) -> ended(state, event.round(), new Rejected(event.error())))
-                .onEvent(
-                        CallBecameTask.class,
-                        (state, event) -> ended(
-                                state,
-                                event.round(),
-                                new HandedOver(
-                                        event.taskId(),
-                                        state.history().answers(),
-                                        state.history().steps())));
+                .onEvent(AnswersReceived.class, Awaiting::answered)
+                .onEvent(StepRecorded.class, Awaiting::stepRecorded)
+                .onEvent(InputRequested.class, Awaiting::asked)
+                .onEvent(CallCompleted.class, Awaiting::completed)
+                .onEvent(CallFailed.class, Awaiting::failed)
+                .onEvent(CallBecameTask.class, Awaiting::becameTask);
         return builder.build();
-    }
-
-    private static Ended ended(Awaiting state, int round, Reply outcome) {
-        return new Ended(state.call(), round, outcome, withOutcome(state.outcomes(), round, outcome));
-    }
-
-    private static Map<Integer, Reply> withOutcome(Map<Integer, Reply> outcomes, int round, Reply outcome) {
-        Map<Integer, Reply> copy = new HashMap<>(outcomes);
-        copy.put(round, outcome);
-        return Map.copyOf(copy);
     }
 }
