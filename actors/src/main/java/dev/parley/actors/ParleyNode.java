@@ -35,7 +35,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -116,19 +115,13 @@ public final class ParleyNode implements AutoCloseable {
                 settings.askTimeout(),
                 settings.askAttemptTimeout(),
                 settings.tasks().pollInterval());
-        // Tasks passivate themselves when idle and not running: a running task must stay in memory.
-        sharding.init(Entity.of(
-                        TaskEntity.ENTITY_TYPE_KEY,
-                        entityContext -> TaskEntity.create(
-                                entityContext.getEntityId(),
-                                entityContext.getShard(),
-                                settings.tasks(),
-                                server,
-                                engine,
-                                toolExecutor,
-                                view -> notifications.publishTask(
-                                        view.principal(), view.taskId(), tasks.detailed(view))))
-                .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
+        TaskEntity.init(
+                system,
+                settings.tasks(),
+                server,
+                engine,
+                toolExecutor,
+                view -> notifications.publishTask(view.principal(), view.taskId(), tasks.detailed(view)));
 
         sharding.init(Entity.of(
                 SessionEntity.ENTITY_TYPE_KEY, entityContext -> SessionEntity.create(entityContext.getEntityId())));

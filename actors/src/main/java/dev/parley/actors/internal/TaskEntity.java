@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallLog;
-import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.actors.internal.ops.ParleyTracing;
 import dev.parley.persistence.internal.TaskEvent;
@@ -15,7 +14,6 @@ import dev.parley.persistence.internal.TaskEvent.TaskCreated;
 import dev.parley.persistence.internal.TaskEvent.TaskFailed;
 import dev.parley.persistence.internal.TaskEvent.TaskInputRequested;
 import dev.parley.persistence.internal.TaskEvent.TaskStepRecorded;
-import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
@@ -28,10 +26,7 @@ import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
-import dev.parley.runtime.internal.engine.StepJournal;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,27 +34,25 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PostStop;
-import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
+import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
-import org.apache.pekko.persistence.typed.JournalPersistFailed;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.RecoveryCompleted;
-import org.apache.pekko.persistence.typed.RecoveryFailed;
-import org.apache.pekko.persistence.typed.SnapshotSelectionCriteria;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
 import org.apache.pekko.persistence.typed.javadsl.Recovery;
@@ -69,10 +62,15 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 /**
  * One task ({@code io.modelcontextprotocol/tasks}). Its creation is journaled before the
  * client hears of it; the handler then runs in the background (off the actor, on the tool
- * executor) from the history the call's synchronous rounds recorded. Questions make it
- * {@code input_required}; {@code tasks/update} answers them; journaled steps never repeat. A
- * task that was working when its node died is resumed by {@link TaskResumer} from its journal.
- * Only the creating principal can see it: to anyone else it does not exist.
+ * executor, through {@link HandlerRunner}) from the history the call's synchronous rounds
+ * recorded. Questions make it {@code input_required}; {@code tasks/update} answers them; journaled
+ * steps never repeat. A task that was working when its node died is resumed by
+ * {@link TaskResumer} from its journal. Only the creating principal can see it: to anyone else it
+ * does not exist.
+ *
+ * <p>Built like Pekko's {@code AccountExampleWithEventHandlersInState}: the state records own
+ * their transitions (the event handler only dispatches to them), and each command has a small
+ * handler method per state.
  */
 public final class TaskEntity
         extends EventSourcedBehaviorWithEnforcedReplies<TaskEntity.Command, TaskEvent, TaskEntity.State> {
@@ -132,11 +130,18 @@ public final class TaskEntity
         }
     }
 
-    public record Get(String principal, ActorRef<Reply> replyTo) implements Command {}
+    /** A client's request about the task: to anyone but its creating principal the task does not exist. */
+    public sealed interface TaskRequest extends Command {
+        String principal();
 
-    public record Update(String principal, ObjectNode inputResponses, ActorRef<Reply> replyTo) implements Command {}
+        ActorRef<Reply> replyTo();
+    }
 
-    public record Cancel(String principal, ActorRef<Reply> replyTo) implements Command {}
+    public record Get(String principal, ActorRef<Reply> replyTo) implements TaskRequest {}
+
+    public record Update(String principal, ObjectNode inputResponses, ActorRef<Reply> replyTo) implements TaskRequest {}
+
+    public record Cancel(String principal, ActorRef<Reply> replyTo) implements TaskRequest {}
 
     /** Resume the background run if the task is working and nothing runs it. */
     public record Wake() implements Command {}
@@ -180,7 +185,31 @@ public final class TaskEntity
 
     public sealed interface State {}
 
-    public record Empty() implements State {}
+    /** Nothing is journaled under this task id. */
+    public record Empty() implements State {
+        Open created(TaskCreated event) {
+            return new Open(
+                    event,
+                    Status.WORKING,
+                    new CallHistory(event.answers(), event.steps()),
+                    List.of(),
+                    new HashSet<>(event.answers().keySet()),
+                    event.at());
+        }
+    }
+
+    /** A task whose creation is journaled. */
+    public sealed interface Journaled extends State {
+        TaskCreated created();
+
+        Status status();
+
+        Instant lastUpdatedAt();
+
+        default boolean ownedBy(String principal) {
+            return created().principal().equals(principal);
+        }
+    }
 
     /**
      * Working or waiting for answers. {@code questions} are the outstanding ones; {@code askedKeys}
@@ -193,29 +222,114 @@ public final class TaskEntity
             List<AskedQuestion> questions,
             Set<String> askedKeys,
             Instant lastUpdatedAt)
-            implements State {}
+            implements Journaled {
+
+        Open stepRecorded(TaskStepRecorded event) {
+            return new Open(
+                    created,
+                    status,
+                    history.withSteps(Map.of(event.name(), event.value())),
+                    questions,
+                    askedKeys,
+                    event.at());
+        }
+
+        Open inputRequested(TaskInputRequested event) {
+            Set<String> asked = new HashSet<>(askedKeys);
+            event.questions().forEach(question -> asked.add(question.key()));
+            return new Open(created, Status.INPUT_REQUIRED, history, event.questions(), Set.copyOf(asked), event.at());
+        }
+
+        /** Answered questions are no longer outstanding; once none is, the task works again. */
+        Open answered(TaskAnswersReceived event) {
+            List<AskedQuestion> outstanding = new ArrayList<>(questions);
+            outstanding.removeIf(question -> event.answers().containsKey(question.key()));
+            return new Open(
+                    created,
+                    outstanding.isEmpty() ? Status.WORKING : Status.INPUT_REQUIRED,
+                    history.withAnswers(event.answers()),
+                    List.copyOf(outstanding),
+                    askedKeys,
+                    event.at());
+        }
+
+        Ended completed(TaskCompleted event) {
+            return new Ended(created, Status.COMPLETED, event.result(), null, event.at());
+        }
+
+        Ended failed(TaskFailed event) {
+            return new Ended(created, Status.FAILED, null, event.error(), event.at());
+        }
+
+        Ended cancelled(TaskCancelled event) {
+            return new Ended(created, Status.CANCELLED, null, null, event.at());
+        }
+
+        boolean expired() {
+            return Instant.now().isAfter(created.at().plusMillis(created.ttlMs()));
+        }
+
+        ErrorObject expiredError() {
+            return new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Task expired after " + created.ttlMs() + " ms", null);
+        }
+
+        /** Whether any of {@code asked} uses a key this task asked before. */
+        boolean reusesAKey(List<AskedQuestion> asked) {
+            return asked.stream().anyMatch(question -> askedKeys.contains(question.key()));
+        }
+
+        TaskView view(String taskId, String statusMessage) {
+            return new TaskView(
+                    taskId,
+                    status,
+                    statusMessage,
+                    created.at(),
+                    lastUpdatedAt,
+                    created.ttlMs(),
+                    created.principal(),
+                    null,
+                    null,
+                    status == Status.INPUT_REQUIRED ? questions : List.of());
+        }
+    }
 
     public record Ended(TaskCreated created, Status status, ObjectNode result, ErrorObject error, Instant lastUpdatedAt)
-            implements State {}
+            implements Journaled {
 
-    // --- behaviour ------------------------------------------------------------------------
+        TaskView view(String taskId) {
+            return new TaskView(
+                    taskId,
+                    status,
+                    error != null ? error.message() : null,
+                    created.at(),
+                    lastUpdatedAt,
+                    created.ttlMs(),
+                    created.principal(),
+                    result,
+                    error,
+                    List.of());
+        }
+
+        Duration took() {
+            return Duration.between(created.at(), lastUpdatedAt);
+        }
+    }
+
+    // --- set-up ---------------------------------------------------------------------------
+
+    /** What tasks need from the configuration. */
+    public record TaskSettings(Duration ttl, Duration pollInterval, Duration idleTimeout, Duration stepTimeout) {}
 
     private final String taskId;
     private final ActorContext<Command> context;
     private final TimerScheduler<Command> timers;
     private final ActorRef<ClusterSharding.ShardCommand> shard;
     private final TaskSettings settings;
-    private final McpServerDefinition server;
-    private final ReplayEngine engine;
-    private final Executor toolExecutor;
+    private final HandlerRunner<Command> runner;
     private final Consumer<TaskView> onChange;
     // In memory only: a crash ends the run (it is resumed from the journal) and the message.
-    private Cancellation running;
     private String statusMessage;
     private long lastActivity = System.nanoTime();
-
-    /** What tasks need from the configuration. */
-    public record TaskSettings(Duration ttl, Duration pollInterval, Duration idleTimeout, Duration stepTimeout) {}
 
     private TaskEntity(
             String taskId,
@@ -223,9 +337,7 @@ public final class TaskEntity
             TimerScheduler<Command> timers,
             ActorRef<ClusterSharding.ShardCommand> shard,
             TaskSettings settings,
-            McpServerDefinition server,
-            ReplayEngine engine,
-            Executor toolExecutor,
+            HandlerRunner.Handlers handlers,
             Consumer<TaskView> onChange) {
         super(
                 PersistenceId.of(ENTITY_TYPE_KEY.name(), taskId),
@@ -235,10 +347,35 @@ public final class TaskEntity
         this.timers = timers;
         this.shard = shard;
         this.settings = settings;
-        this.server = server;
-        this.engine = engine;
-        this.toolExecutor = toolExecutor;
+        this.runner = new HandlerRunner<>(context, persistenceId(), handlers, RecordStep::new);
         this.onChange = onChange;
+    }
+
+    /**
+     * Starts sharding for tasks on this node; a task is reached with
+     * {@code ClusterSharding.get(system).entityRefFor(ENTITY_TYPE_KEY, taskId)}. Tasks passivate
+     * themselves when idle and not running (a running task must stay in memory), so sharding's own
+     * idle passivation is off. {@code onChange} hears of every persisted change.
+     */
+    public static ActorRef<ShardingEnvelope<Command>> init(
+            ActorSystem<?> system,
+            TaskSettings settings,
+            McpServerDefinition server,
+            ReplayEngine engine,
+            Executor toolExecutor,
+            Consumer<TaskView> onChange) {
+        return ClusterSharding.get(system)
+                .init(Entity.of(
+                                ENTITY_TYPE_KEY,
+                                entity -> create(
+                                        entity.getEntityId(),
+                                        entity.getShard(),
+                                        settings,
+                                        server,
+                                        engine,
+                                        toolExecutor,
+                                        onChange))
+                        .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
     }
 
     public static Behavior<Command> create(
@@ -249,17 +386,33 @@ public final class TaskEntity
             ReplayEngine engine,
             Executor toolExecutor,
             Consumer<TaskView> onChange) {
+        HandlerRunner.Handlers handlers =
+                new HandlerRunner.Handlers(server, engine, toolExecutor, settings.stepTimeout());
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
-            ParleyMetrics.get(context.getSystem()).entityStarted(ENTITY_TYPE_KEY.name());
             timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleTimeout());
-            return new TaskEntity(taskId, context, timers, shard, settings, server, engine, toolExecutor, onChange);
+            return new TaskEntity(taskId, context, timers, shard, settings, handlers, onChange);
         }));
     }
 
-    /** Parley saves no snapshots: recovery skips the snapshot store's query. */
+    @Override
+    public SignalHandler<State> signalHandler() {
+        return runner.withCommonSignals(
+                newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::onRecoveryCompleted));
+    }
+
+    /** A task that was working when its entity stopped works on; its expiry timer is set again. */
+    private void onRecoveryCompleted(State state) {
+        if (state instanceof Open open) {
+            scheduleExpiry(open.created());
+            if (open.status() == Status.WORKING) {
+                startRun(open);
+            }
+        }
+    }
+
     @Override
     public Recovery recovery() {
-        return Recovery.withSnapshotSelectionCriteria(SnapshotSelectionCriteria.none());
+        return HandlerRunner.WITHOUT_SNAPSHOTS;
     }
 
     @Override
@@ -267,66 +420,31 @@ public final class TaskEntity
         return new Empty();
     }
 
+    // --- commands -------------------------------------------------------------------------
+
     @Override
     public CommandHandlerWithReply<Command, TaskEvent, State> commandHandler() {
         var builder = newCommandHandlerWithReplyBuilder();
         builder.forAnyState().onCommand(IdleCheck.class, this::onIdleCheck);
         builder.forStateType(Empty.class)
                 .onCommand(Create.class, this::onCreate)
-                .onCommand(Get.class, (state, command) -> Effect().reply(command.replyTo(), new NotFound()))
-                .onCommand(Update.class, (state, command) -> Effect().reply(command.replyTo(), new NotFound()))
-                .onCommand(Cancel.class, (state, command) -> Effect().reply(command.replyTo(), new NotFound()))
-                .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
-                .onAnyCommand(command -> Effect().noReply());
+                .onCommand(TaskRequest.class, this::notFound);
         builder.forStateType(Open.class)
-                .onCommand(Create.class, (state, command) -> Effect().reply(command.replyTo(), view(state)))
                 .onCommand(Get.class, this::onGet)
                 .onCommand(Update.class, this::onUpdate)
                 .onCommand(Cancel.class, this::onCancel)
                 .onCommand(Wake.class, this::onWake)
                 .onCommand(RecordStep.class, this::onRecordStep)
                 .onCommand(RunFinished.class, this::onRunFinished)
-                .onCommand(Progressed.class, (state, command) -> {
-                    statusMessage = command.message();
-                    return Effect().noReply();
-                })
-                .onCommand(
-                        Expire.class,
-                        (state, command) -> fail(new ErrorObject(
-                                        ErrorCodes.INTERNAL_ERROR,
-                                        "Task expired after " + state.created().ttlMs() + " ms",
-                                        null))
-                                .thenNoReply());
+                .onCommand(Progressed.class, this::onProgressed)
+                .onCommand(Expire.class, this::onExpire);
         builder.forStateType(Ended.class)
-                .onCommand(Create.class, (state, command) -> Effect().reply(command.replyTo(), view(state)))
-                .onCommand(
-                        Get.class,
-                        (state, command) -> Effect()
-                                .reply(
-                                        command.replyTo(),
-                                        mine(state.created(), command.principal()) ? view(state) : new NotFound()))
-                .onCommand(
-                        Update.class,
-                        (state, command) -> Effect()
-                                .reply(
-                                        command.replyTo(),
-                                        mine(state.created(), command.principal())
-                                                ? new Acknowledged()
-                                                : new NotFound()))
-                .onCommand(
-                        Cancel.class,
-                        (state, command) -> Effect()
-                                .reply(
-                                        command.replyTo(),
-                                        mine(state.created(), command.principal())
-                                                ? new Acknowledged()
-                                                : new NotFound()))
-                .onCommand(RecordStep.class, (state, command) -> Effect().reply(command.replyTo(), Done.getInstance()))
-                .onCommand(RunFinished.class, (state, command) -> {
-                    running = null; // the cancelled or expired run has stopped: the task may passivate
-                    return Effect().noReply();
-                })
-                .onAnyCommand(command -> Effect().noReply());
+                .onCommand(Get.class, this::onGetAfterEnd)
+                .onCommand(TaskRequest.class, this::onChangeAfterEnd)
+                .onCommand(RunFinished.class, this::onRunFinishedAfterEnd);
+        // What the states above leave to these:
+        builder.forStateType(Journaled.class).onCommand(Create.class, this::onCreateAgain);
+        builder.forAnyState().onCommand(RecordStep.class, this::onLateStep).onAnyCommand(this::ignore);
         return builder.build();
     }
 
@@ -349,17 +467,32 @@ public final class TaskEntity
                     scheduleExpiry(created);
                     startRun((Open) updated);
                 })
-                .thenReply(command.replyTo(), updated -> view(updated));
+                .thenReply(command.replyTo(), this::view);
+    }
+
+    /** A repeated hand-over of the same call creates nothing: it gets the task as it is. */
+    private ReplyEffect<TaskEvent, State> onCreateAgain(Journaled state, Create command) {
+        return Effect().reply(command.replyTo(), view(state));
+    }
+
+    private ReplyEffect<TaskEvent, State> notFound(State state, TaskRequest command) {
+        return Effect().reply(command.replyTo(), new NotFound());
     }
 
     private ReplyEffect<TaskEvent, State> onGet(Open state, Get command) {
-        if (!mine(state.created(), command.principal())) {
-            return Effect().reply(command.replyTo(), new NotFound());
+        if (!state.ownedBy(command.principal())) {
+            return notFound(state, command);
         }
-        if (expired(state.created())) {
-            return fail(expiredError(state)).thenReply(command.replyTo(), this::view);
+        if (state.expired()) {
+            return fail(state.expiredError()).thenReply(command.replyTo(), this::view);
         }
         return Effect().reply(command.replyTo(), view(state));
+    }
+
+    private ReplyEffect<TaskEvent, State> onGetAfterEnd(Ended state, Get command) {
+        return state.ownedBy(command.principal())
+                ? Effect().reply(command.replyTo(), view(state))
+                : notFound(state, command);
     }
 
     /**
@@ -367,8 +500,8 @@ public final class TaskEntity
      * superseded are ignored. The run resumes once nothing is outstanding.
      */
     private ReplyEffect<TaskEvent, State> onUpdate(Open state, Update command) {
-        if (!mine(state.created(), command.principal())) {
-            return Effect().reply(command.replyTo(), new NotFound());
+        if (!state.ownedBy(command.principal())) {
+            return notFound(state, command);
         }
         Map<String, RecordedAnswer> answers;
         try {
@@ -393,27 +526,41 @@ public final class TaskEntity
 
     /** Cooperative: the task ends {@code cancelled} now; a running handler is interrupted. */
     private ReplyEffect<TaskEvent, State> onCancel(Open state, Cancel command) {
-        if (!mine(state.created(), command.principal())) {
-            return Effect().reply(command.replyTo(), new NotFound());
+        if (!state.ownedBy(command.principal())) {
+            return notFound(state, command);
         }
         return Effect()
                 .persist(new TaskCancelled(Instant.now()))
                 .thenRun(updated -> {
-                    if (running != null) {
-                        running.cancel();
-                    }
+                    runner.cancel();
                     publish(updated);
                 })
                 .thenReply(command.replyTo(), updated -> new Acknowledged());
     }
 
+    /** An ended task acknowledges an update or a cancel from its principal and changes nothing. */
+    private ReplyEffect<TaskEvent, State> onChangeAfterEnd(Ended state, TaskRequest command) {
+        return state.ownedBy(command.principal())
+                ? Effect().reply(command.replyTo(), new Acknowledged())
+                : notFound(state, command);
+    }
+
     private ReplyEffect<TaskEvent, State> onWake(Open state, Wake command) {
-        if (expired(state.created())) {
-            return fail(expiredError(state)).thenNoReply();
+        if (state.expired()) {
+            return fail(state.expiredError()).thenNoReply();
         }
-        if (state.status() == Status.WORKING && running == null) {
+        if (state.status() == Status.WORKING) {
             startRun(state);
         }
+        return Effect().noReply();
+    }
+
+    private ReplyEffect<TaskEvent, State> onExpire(Open state, Expire command) {
+        return fail(state.expiredError()).thenNoReply();
+    }
+
+    private ReplyEffect<TaskEvent, State> onProgressed(Open state, Progressed command) {
+        statusMessage = command.message();
         return Effect().noReply();
     }
 
@@ -423,14 +570,16 @@ public final class TaskEntity
                 .thenReply(command.replyTo(), updated -> Done.getInstance());
     }
 
+    /** A step of a run whose task ended (cancelled or expired while it ran): acknowledged, not journaled. */
+    private ReplyEffect<TaskEvent, State> onLateStep(State state, RecordStep command) {
+        return Effect().reply(command.replyTo(), Done.getInstance());
+    }
+
     private ReplyEffect<TaskEvent, State> onRunFinished(Open state, RunFinished command) {
-        running = null;
+        runner.finished();
         RunOutcome outcome = command.outcome();
         if (outcome instanceof RunOutcome.NeedsInput needs) {
-            List<AskedQuestion> fresh = needs.questions().stream()
-                    .filter(question -> !state.askedKeys().contains(question.key()))
-                    .toList();
-            if (fresh.size() < needs.questions().size()) {
+            if (state.reusesAKey(needs.questions())) {
                 // A task never reuses a key; a handler that asks an answered key again cannot go on.
                 return fail(new ErrorObject(
                                 ErrorCodes.INTERNAL_ERROR,
@@ -439,7 +588,7 @@ public final class TaskEntity
                         .thenNoReply();
             }
             return Effect()
-                    .persist(new TaskInputRequested(fresh, Instant.now()))
+                    .persist(new TaskInputRequested(needs.questions(), Instant.now()))
                     .thenRun(this::publish)
                     .thenNoReply();
         }
@@ -461,122 +610,67 @@ public final class TaskEntity
         return Effect().noReply();
     }
 
-    private org.apache.pekko.persistence.typed.javadsl.EffectBuilder<TaskEvent, State> fail(ErrorObject error) {
-        if (running != null) {
-            running.cancel();
-        }
-        return Effect().persist(new TaskFailed(error, Instant.now())).thenRun(this::publish);
+    /** The cancelled or expired run has stopped: the task may passivate. */
+    private ReplyEffect<TaskEvent, State> onRunFinishedAfterEnd(Ended state, RunFinished command) {
+        runner.finished();
+        return Effect().noReply();
     }
 
     private ReplyEffect<TaskEvent, State> onIdleCheck(State state, IdleCheck command) {
         boolean idle = System.nanoTime() - lastActivity > settings.idleTimeout().toNanos();
-        if (idle && running == null) {
-            ParleyMetrics.get(context.getSystem()).passivated(ENTITY_TYPE_KEY.name());
-            shard.tell(new ClusterSharding.Passivate<>(context.getSelf()));
+        if (idle && !runner.isRunning()) {
+            runner.passivate(shard);
         }
         return Effect().noReply();
     }
 
-    @Override
-    public SignalHandler<State> signalHandler() {
-        return newSignalHandlerBuilder()
-                .onSignal(RecoveryCompleted.instance(), state -> {
-                    if (state instanceof Open open) {
-                        scheduleExpiry(open.created());
-                        if (open.status() == Status.WORKING) {
-                            startRun(open);
-                        }
-                    }
-                })
-                // issue 17: the entity restarts with backoff; the node checks whether the journal went away
-                .onSignal(
-                        JournalPersistFailed.class,
-                        (state, signal) -> JournalAvailability.get(context.getSystem())
-                                .journalFailed(persistenceId().id(), signal.getFailure()))
-                .onSignal(
-                        RecoveryFailed.class,
-                        (state, signal) -> JournalAvailability.get(context.getSystem())
-                                .journalFailed(persistenceId().id(), signal.getFailure()))
-                // A stopping entity (passivation, rebalance, shutdown) stops its run: the run resumed
-                // from the journal elsewhere must be the only one.
-                .onSignal(PostStop.instance(), state -> {
-                    ParleyMetrics.get(context.getSystem()).entityStopped(ENTITY_TYPE_KEY.name());
-                    if (running != null) {
-                        running.cancel();
-                    }
-                })
-                .build();
+    private ReplyEffect<TaskEvent, State> ignore(State state, Command command) {
+        return Effect().noReply();
+    }
+
+    /** The task ends {@code failed}; a run still in flight is asked to stop. */
+    private EffectBuilder<TaskEvent, State> fail(ErrorObject error) {
+        runner.cancel();
+        return Effect().persist(new TaskFailed(error, Instant.now())).thenRun(this::publish);
     }
 
     // --- the background run ---------------------------------------------------------------
 
     private void startRun(Open state) {
-        if (running != null) {
+        if (runner.isRunning()) {
             return;
         }
-        CallTarget target =
-                server.target(state.created().method(), state.created().name()).orElse(null);
-        if (target == null) {
-            context.getSelf()
-                    .tell(new RunFinished(new RunOutcome.Failed(new ErrorObject(
-                            ErrorCodes.INTERNAL_ERROR,
-                            "No longer available: " + state.created().method() + " "
-                                    + state.created().name(),
-                            null))));
-            return;
-        }
-        Cancellation cancellation = new Cancellation();
-        ActorRef<Command> self = context.getSelf();
-        Scheduler scheduler = context.getSystem().scheduler();
-        RunEnvironment.RequestSink sink = new RunEnvironment.RequestSink() {
-            @Override
-            public void progress(double done, Double total, String message) {
-                self.tell(new Progressed(
-                        message != null ? message : total != null ? done + " of " + total : String.valueOf(done)));
-            }
-        };
+        TaskCreated created = state.created();
         RunEnvironment environment = new RunEnvironment(
-                state.created().principal(),
-                ClientCapabilities.of(state.created().capabilities()),
-                sink,
-                cancellation,
+                created.principal(),
+                ClientCapabilities.of(created.capabilities()),
+                new StatusMessageSink(context.getSelf()),
+                new Cancellation(),
                 RunEnvironment.TaskMode.TASK);
-        ParleyTracing tracing = ParleyTracing.get(context.getSystem());
-        StepJournal journal =
-                new EntityStepJournal<Command>(self, RecordStep::new, settings.stepTimeout(), scheduler, tracing);
-        CompletableFuture<RunOutcome> run;
-        // The run's span (linked to the creating request's) and the task's MDC fields go with the handler (issue 13).
-        Span span = tracing.startTaskRun(
-                state.created().method(),
-                state.created().name(),
-                taskId,
-                state.created().traceParent());
-        try (Scope traced = span.makeCurrent();
-                CallMdc.Scope mdc = CallMdc.open(
-                        state.created().method(),
-                        state.created().name(),
-                        null,
-                        null,
-                        taskId,
-                        state.created().principal())) {
-            run = CompletableFuture.supplyAsync(
-                            () -> engine.run(
-                                    target, state.created().arguments(), environment, state.history(), journal),
-                            toolExecutor)
-                    .thenCompose(stage -> stage);
-        } catch (RejectedExecutionException e) {
-            span.end();
-            return; // the next Wake tries again
+        HandlerRunner.Run run = new HandlerRunner.Run(
+                created.method(),
+                created.name(),
+                created.arguments(),
+                state.history(),
+                environment,
+                created.principal(),
+                new HandlerRunner.TaskRun(taskId, created.traceParent()));
+        switch (runner.start(run, RunFinished::new)) {
+            case RUNNING, EXECUTOR_FULL -> {} // a full executor: the next Wake tries again
+            case TARGET_GONE ->
+                context.getSelf()
+                        .tell(new RunFinished(new RunOutcome.Failed(HandlerRunner.noLongerAvailable(
+                                ErrorCodes.INTERNAL_ERROR, created.method(), created.name()))));
         }
-        run.whenComplete((outcome, failure) -> span.end());
-        running = cancellation;
-        context.pipeToSelf(
-                run,
-                (outcome, failure) -> new RunFinished(
-                        outcome != null
-                                ? outcome
-                                : new RunOutcome.Failed(new ErrorObject(
-                                        ErrorCodes.INTERNAL_ERROR, "Internal error running the task", null))));
+    }
+
+    /** A task's progress becomes its status message. */
+    private record StatusMessageSink(ActorRef<Command> task) implements RunEnvironment.RequestSink {
+        @Override
+        public void progress(double done, Double total, String message) {
+            task.tell(new Progressed(
+                    message != null ? message : total != null ? done + " of " + total : String.valueOf(done)));
+        }
     }
 
     private void scheduleExpiry(TaskCreated created) {
@@ -586,122 +680,42 @@ public final class TaskEntity
 
     // --- views ----------------------------------------------------------------------------
 
-    private static boolean mine(TaskCreated created, String principal) {
-        return created.principal().equals(principal);
-    }
-
-    private static boolean expired(TaskCreated created) {
-        return Instant.now().isAfter(created.at().plusMillis(created.ttlMs()));
-    }
-
-    private static ErrorObject expiredError(Open state) {
-        return new ErrorObject(
-                ErrorCodes.INTERNAL_ERROR,
-                "Task expired after " + state.created().ttlMs() + " ms",
-                null);
-    }
-
     private void publish(State state) {
         if (state instanceof Ended ended) { // publish runs once per persisted change: the end is counted once
-            java.time.Duration took = java.time.Duration.between(ended.created().at(), ended.lastUpdatedAt());
-            ParleyMetrics.get(context.getSystem()).taskEnded(ended.status().wireName, took);
-            CallLog.taskEnded(taskId, ended.created(), ended.status().wireName, took);
+            ParleyMetrics.get(context.getSystem()).taskEnded(ended.status().wireName, ended.took());
+            CallLog.taskEnded(taskId, ended.created(), ended.status().wireName, ended.took());
         }
-        Reply view = view(state);
-        if (view instanceof TaskView task) {
+        if (view(state) instanceof TaskView task) {
             onChange.accept(task);
         }
     }
 
+    /** What the task looks like now; every look counts as activity (see {@link #onIdleCheck}). */
     private Reply view(State state) {
         lastActivity = System.nanoTime();
         if (state instanceof Open open) {
-            return new TaskView(
-                    taskId,
-                    open.status(),
-                    statusMessage,
-                    open.created().at(),
-                    open.lastUpdatedAt(),
-                    open.created().ttlMs(),
-                    open.created().principal(),
-                    null,
-                    null,
-                    open.status() == Status.INPUT_REQUIRED ? open.questions() : List.of());
+            return open.view(taskId, statusMessage);
         }
         if (state instanceof Ended ended) {
-            String message = ended.error() != null ? ended.error().message() : null;
-            return new TaskView(
-                    taskId,
-                    ended.status(),
-                    message,
-                    ended.created().at(),
-                    ended.lastUpdatedAt(),
-                    ended.created().ttlMs(),
-                    ended.created().principal(),
-                    ended.result(),
-                    ended.error(),
-                    List.of());
+            return ended.view(taskId);
         }
         return new NotFound();
     }
 
     // --- events ---------------------------------------------------------------------------
 
+    /** Only dispatches: each transition is a method of the state it leaves. */
     @Override
     public EventHandler<State, TaskEvent> eventHandler() {
         var builder = newEventHandlerBuilder();
-        builder.forStateType(Empty.class)
-                .onEvent(
-                        TaskCreated.class,
-                        (state, event) -> new Open(
-                                event,
-                                Status.WORKING,
-                                new CallHistory(event.answers(), event.steps()),
-                                List.of(),
-                                new HashSet<>(event.answers().keySet()),
-                                event.at()));
+        builder.forStateType(Empty.class).onEvent(TaskCreated.class, Empty::created);
         builder.forStateType(Open.class)
-                .onEvent(
-                        TaskStepRecorded.class,
-                        (state, event) -> new Open(
-                                state.created(),
-                                state.status(),
-                                state.history().withSteps(Map.of(event.name(), event.value())),
-                                state.questions(),
-                                state.askedKeys(),
-                                event.at()))
-                .onEvent(TaskInputRequested.class, (state, event) -> {
-                    Set<String> asked = new HashSet<>(state.askedKeys());
-                    event.questions().forEach(question -> asked.add(question.key()));
-                    return new Open(
-                            state.created(),
-                            Status.INPUT_REQUIRED,
-                            state.history(),
-                            event.questions(),
-                            Set.copyOf(asked),
-                            event.at());
-                })
-                .onEvent(TaskAnswersReceived.class, (state, event) -> {
-                    List<AskedQuestion> outstanding = new ArrayList<>(state.questions());
-                    outstanding.removeIf(question -> event.answers().containsKey(question.key()));
-                    return new Open(
-                            state.created(),
-                            outstanding.isEmpty() ? Status.WORKING : Status.INPUT_REQUIRED,
-                            state.history().withAnswers(event.answers()),
-                            List.copyOf(outstanding),
-                            state.askedKeys(),
-                            event.at());
-                })
-                .onEvent(
-                        TaskCompleted.class,
-                        (state, event) ->
-                                new Ended(state.created(), Status.COMPLETED, event.result(), null, event.at()))
-                .onEvent(
-                        TaskFailed.class,
-                        (state, event) -> new Ended(state.created(), Status.FAILED, null, event.error(), event.at()))
-                .onEvent(
-                        TaskCancelled.class,
-                        (state, event) -> new Ended(state.created(), Status.CANCELLED, null, null, event.at()));
+                .onEvent(TaskStepRecorded.class, Open::stepRecorded)
+                .onEvent(TaskInputRequested.class, Open::inputRequested)
+                .onEvent(TaskAnswersReceived.class, Open::answered)
+                .onEvent(TaskCompleted.class, Open::completed)
+                .onEvent(TaskFailed.class, Open::failed)
+                .onEvent(TaskCancelled.class, Open::cancelled);
         return builder.build();
     }
 }
