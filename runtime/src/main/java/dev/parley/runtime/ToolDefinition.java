@@ -164,24 +164,6 @@ public final class ToolDefinition<A> implements CallTarget {
         return inputSchema;
     }
 
-    public Schema compiledInputSchema() {
-        return compiledInputSchema;
-    }
-
-    public Class<A> argumentsType() {
-        return argumentsType;
-    }
-
-    /** Null when the handler is asynchronous. */
-    public ToolHandler<A> blockingHandler() {
-        return blockingHandler;
-    }
-
-    /** Null when the handler is blocking. */
-    public AsyncToolHandler<A> asyncHandler() {
-        return asyncHandler;
-    }
-
     /** The {@code tools/list} entry as JSON, for a client that declared MCP Apps. */
     public ObjectNode infoJson() {
         return (ObjectNode) Json.tree(info(true));

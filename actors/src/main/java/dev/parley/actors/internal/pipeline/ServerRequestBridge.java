@@ -14,8 +14,6 @@ import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -61,18 +59,6 @@ public final class ServerRequestBridge {
         this.sharding = sharding;
         this.settings = settings;
         this.journal = journal;
-    }
-
-    /** The server→client requests for the questions of {@code waiting} not in {@code alreadySent}. */
-    public List<JsonRpc.Request> requestsFor(
-            McpRequest request, McpReply.InputRequired waiting, java.util.Set<String> alreadySent) {
-        List<JsonRpc.Request> requests = new ArrayList<>();
-        for (String key : waiting.result().inputRequests().keySet()) {
-            if (alreadySent.add(key)) {
-                requests.add(requestFor(request, waiting, key));
-            }
-        }
-        return requests;
     }
 
     /** The server→client request for the open question {@code key} of {@code waiting}. */

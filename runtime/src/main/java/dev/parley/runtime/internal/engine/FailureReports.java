@@ -34,10 +34,6 @@ public final class FailureReports {
         return new Report(reference, showDetails ? String.valueOf(failure) : null);
     }
 
-    public boolean showsDetails() {
-        return showDetails;
-    }
-
     /** 12 hex digits: unique enough to find one line in a day of logs, short enough to read out. */
     public static String newReference() {
         byte[] bytes = new byte[6];

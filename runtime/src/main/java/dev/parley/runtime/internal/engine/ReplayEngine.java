@@ -352,16 +352,13 @@ public final class ReplayEngine {
 
         @Override
         public UUID randomUuid() {
-            int index = uuidCount++;
-            // Calls journaled before seeds existed recorded every value: those replay as recorded.
-            JsonNode recorded = history.steps().get("parley.uuid." + index);
-            return recorded != null ? UUID.fromString(recorded.asText()) : SeededUuids.derive(seed(), index);
+            return SeededUuids.derive(seed(), uuidCount++);
         }
 
         /**
          * The call's seed: from its history, or made in this run. A call's first round runs with no
          * journal and its new steps, the seed among them, are journaled with the call's first event;
-         * a later round of a call that has no seed (journaled before seeds existed) journals it.
+         * a later run whose history has none journals it as a step.
          */
         private synchronized String seed() {
             JsonNode recorded = history.steps().get(SEED_STEP);

@@ -56,10 +56,6 @@ public final class RequestStateCodec {
         this.clock = clock;
     }
 
-    public Duration lifetime() {
-        return lifetime;
-    }
-
     public String seal(String callId, int round, RequestStateBinding binding) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
