@@ -129,8 +129,10 @@ sleep 20
 for n in 1 2 3; do
   echo "$(date +%T) rolling node $n"
   stop_node "$n"
-  lb "set server parley/node$n state ready" > /dev/null
   start_node "$n" rejoin
+  # Like a Service's endpoints, the node is back only once it is ready: out of drain earlier,
+  # HAProxy would send requests to the stopped port until its checks noticed (up to 4 s: 503s).
+  lb "set server parley/node$n state ready" > /dev/null
   # The Service routes to it after its next passing check.
   sleep 3
 done
