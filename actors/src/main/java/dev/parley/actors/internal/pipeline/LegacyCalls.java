@@ -163,6 +163,19 @@ public final class LegacyCalls {
             return;
         }
         if (reply instanceof McpReply.InputRequired waiting) {
+            // The run the answers start is in the call's entity, maybe on another node: its notifications
+            // come back to this stream, and the client's cancel stops it there. The stream tells the entity
+            // so (AwaitRound) before the questions go out, so the run an early answer starts finds the relay.
+            StreamCursors.Cursor afterQuestions = new StreamCursors.Cursor(
+                    waiting.callId(),
+                    waiting.round(),
+                    waiting.result().inputRequests().size(),
+                    request.id());
+            RunEnvironment.RequestSink notices = request.wantsNotifications()
+                    ? new RequestNotifications(request, notification -> events.send(notification, afterQuestions))
+                    : RunEnvironment.RequestSink.NONE;
+            run.onCancel(() -> pipeline.serverRequests().cancelRound(waiting.callId(), waiting.round()));
+            CompletionStage<McpReply.Final> outcome = pipeline.serverRequests().next(request, waiting, notices, stop);
             int position = 0;
             for (String key : waiting.result().inputRequests().keySet()) {
                 position++;
@@ -172,28 +185,8 @@ public final class LegacyCalls {
                             new StreamCursors.Cursor(waiting.callId(), waiting.round(), position, request.id()));
                 }
             }
-            // The run the answers start is in the call's entity, maybe on another node: its notifications
-            // come back to this stream, and the client's cancel stops it there.
-            StreamCursors.Cursor afterQuestions =
-                    new StreamCursors.Cursor(waiting.callId(), waiting.round(), position, request.id());
-            RunEnvironment.RequestSink notices = request.wantsNotifications()
-                    ? new RequestNotifications(request, notification -> events.send(notification, afterQuestions))
-                    : RunEnvironment.RequestSink.NONE;
-            run.onCancel(() -> pipeline.serverRequests().cancelRound(waiting.callId(), waiting.round()));
-            pipeline.serverRequests()
-                    .next(request, waiting, notices, stop)
-                    .whenComplete((next, error) -> continueWith(
-                            request,
-                            next,
-                            error,
-                            events,
-                            sent,
-                            run,
-                            stop,
-                            done,
-                            false,
-                            waiting.callId(),
-                            waiting.round()));
+            outcome.whenComplete((next, error) -> continueWith(
+                    request, next, error, events, sent, run, stop, done, false, waiting.callId(), waiting.round()));
             return;
         }
         if (!events.send(response(reply), response) && firstRound) {

@@ -17,8 +17,7 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
@@ -211,8 +210,11 @@ class LegacyAndStdioMetricsTest {
         String before = Prometheus.scrape(server.managementPort());
         PipedOutputStream toServer = new PipedOutputStream();
         PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 16);
-        PipedInputStream fromServer = new PipedInputStream(1 << 16);
-        PipedOutputStream serverOut = new PipedOutputStream(fromServer);
+        // The server's output goes straight into a queue of lines: it is written from whichever
+        // thread replies, and a PipedInputStream fails its reader ("Write end dead") once the
+        // thread that last wrote to it has ended, which lost the lines after the answer.
+        BlockingQueue<String> out = new LinkedBlockingQueue<>();
+        OutputStream serverOut = new LineQueue(out);
         Thread serving = new Thread(
                 () -> {
                     try {
@@ -224,21 +226,6 @@ class LegacyAndStdioMetricsTest {
                 "stdio-test");
         serving.setDaemon(true);
         serving.start();
-        BlockingQueue<String> out = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(
-                () -> {
-                    try (BufferedReader lines =
-                            new BufferedReader(new InputStreamReader(fromServer, StandardCharsets.UTF_8))) {
-                        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                            out.add(line);
-                        }
-                    } catch (java.io.IOException ignored) {
-                        // the pipe closed
-                    }
-                },
-                "stdio-test-reader");
-        reader.setDaemon(true);
-        reader.start();
 
         // 2026-07-28 on stdio: a one-round call and a call that asks.
         ObjectNode echo = client.toolCall("echo", Json.object().put("text", "x"));
@@ -401,5 +388,25 @@ class LegacyAndStdioMetricsTest {
         String line = out.poll(120, TimeUnit.SECONDS);
         assertNotNull(line, "no line from the stdio transport");
         return Json.parse(line);
+    }
+
+    /** Complete lines written to it, as strings, in the order written. */
+    private static final class LineQueue extends OutputStream {
+        private final BlockingQueue<String> lines;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+        LineQueue(BlockingQueue<String> lines) {
+            this.lines = lines;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            if (b == '\n') {
+                lines.add(line.toString(StandardCharsets.UTF_8));
+                line.reset();
+            } else {
+                line.write(b);
+            }
+        }
     }
 }
