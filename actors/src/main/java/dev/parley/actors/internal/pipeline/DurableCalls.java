@@ -258,8 +258,7 @@ final class DurableCalls {
                         replyTo),
                 settings.askAttemptTimeout(),
                 settings.askTimeout());
-        reply.whenComplete((answer, failure) -> RoundNoticeRelay.stop(relay));
-        return reply;
+        return RoundNoticeRelay.after(relay, reply);
     }
 
     /** What the entity answered a round with, as a reply; a hand-over answers with the task's handle. */

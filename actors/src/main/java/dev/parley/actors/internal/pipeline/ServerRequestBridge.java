@@ -144,8 +144,7 @@ public final class ServerRequestBridge {
                 relay == null ? null : relay.narrow(),
                 cancellation,
                 deadline);
-        next.whenComplete((reply, failure) -> RoundNoticeRelay.stop(relay));
-        return next;
+        return RoundNoticeRelay.after(relay, next);
     }
 
     /** Stops the run of {@code round} of call {@code callId} if one is running, on whichever node it runs. */
