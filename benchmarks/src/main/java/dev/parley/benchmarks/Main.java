@@ -27,7 +27,7 @@ public final class Main {
                 System.out.println("""
             usage:
               java -jar parley-load.jar --url URL (--duration D | --requests N) [options]   load generator (--help)
-              java -jar parley-load.jar baseline [--port 18090]                             bare pekko-http route
+              java -jar parley-load.jar baseline [--port 18090] [--journal DIR]               bare pekko-http route
               java -jar parley-load.jar targets BASE.json CALL.json MRTR.json [JMH.json]      docs/performance.md target table
               java -jar parley-benchmarks.jar jmh [REGEX...] [-Dparley.bench.short=true] [-- JMH options]""");
             }

@@ -1,6 +1,7 @@
 package dev.parley.benchmarks.baseline;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
@@ -9,7 +10,16 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.Response;
+import dev.parley.runtime.internal.wire.McpNames;
+import dev.parley.runtime.internal.wire.Mrtr;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -32,8 +42,15 @@ import org.apache.pekko.stream.Materializer;
  * the body the way Parley's endpoint does, parses it with the same codec
  * ({@link JsonRpc#parse}) and answers a fixed {@code CallToolResult} written with the same
  * mapper ({@link Json#MAPPER}). No gate, no headers checked, no pipeline, no tool, no actor.
- * {@code tools/list} gets a fixed list naming the demo's {@code check_availability}; every other
- * request gets the fixed result; a notification gets 202.
+ * {@code tools/list} gets a fixed list naming the demo's {@code check_availability}; a
+ * notification gets 202; a call of the fixture's {@code test_simple_text} gets its text, and every
+ * other request the demo's availability text.
+ *
+ * <p>The same floor for an MRTR flow: {@code test_input_required_result_elicitation} asks for a
+ * name ({@code input_required}, the call's id as {@code requestState}) and the retry that carries it
+ * gets {@code Hello, NAME!}, like the fixture's tool. In memory nothing is kept between the rounds;
+ * with a journal ({@link BaselineJournal}) round 1 commits one row and the retry two before they are
+ * answered, as many rows as Parley's journal writes for that flow.
  */
 public final class BaselineServer extends AllDirectives implements AutoCloseable {
     private static final long BODY_READ_TIMEOUT_MS = 10_000;
@@ -43,10 +60,14 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
     private final Materializer materializer;
     private final ObjectNode callResult;
     private final ObjectNode toolsList;
+    private final ObjectNode simpleTextResult;
+    private final Map<String, Mrtr.InputRequest> nameQuestion;
+    private final BaselineJournal journal;
     private ServerBinding binding;
 
-    private BaselineServer(ActorSystem<Void> system) {
+    private BaselineServer(ActorSystem<Void> system, BaselineJournal journal) {
         this.system = system;
+        this.journal = journal;
         this.materializer = Materializer.matFromSystem(system);
         this.callResult = Json.object().put("resultType", "complete");
         this.callResult
@@ -60,18 +81,43 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
          "inputSchema":{"type":"object","properties":{"date":{"type":"string","format":"date",
            "description":"Event date, YYYY-MM-DD"}},"required":["date"]},
          "annotations":{"readOnlyHint":true}}]}""");
+        this.simpleTextResult = textResult("This is a simple text response for testing.");
+        this.nameQuestion =
+                Map.of("user_name", new Mrtr.InputRequest(McpNames.Methods.ELICITATION_CREATE, Json.parse("""
+                {"mode":"form","message":"What is your name?","requestedSchema":{"type":"object",
+                 "properties":{"name":{"type":"string"}},"required":["name"]}}""")));
     }
 
-    /** Starts on {@code host:port} (port 0 picks one); blocks until bound. */
+    private static ObjectNode textResult(String text) {
+        ObjectNode result = Json.object().put("resultType", "complete");
+        result.putArray("content").addObject().put("type", "text").put("text", text);
+        return result;
+    }
+
+    /** Starts on {@code host:port} (port 0 picks one), in memory; blocks until bound. */
     public static BaselineServer start(String host, int port) {
+        return start(host, port, BaselineJournal.Store.H2, null);
+    }
+
+    /**
+     * Starts on {@code host:port} (port 0 picks one); with {@code journalDirectory}, MRTR rounds
+     * are committed to a journal on {@code store} there before they are answered. Blocks until bound.
+     */
+    public static BaselineServer start(String host, int port, BaselineJournal.Store store, Path journalDirectory) {
         Config config = ConfigFactory.parseString("""
         pekko.loglevel = "WARNING"
         pekko.actor.provider = local
         pekko.http.server.request-timeout = 90 seconds
         pekko.http.server.idle-timeout = 120 seconds
         """).withFallback(ConfigFactory.load());
+        BaselineJournal journal;
+        try {
+            journal = journalDirectory == null ? null : new BaselineJournal(store, journalDirectory);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not open the baseline journal: " + e.getMessage(), e);
+        }
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "parley-baseline", config);
-        BaselineServer server = new BaselineServer(system);
+        BaselineServer server = new BaselineServer(system, journal);
         try {
             server.binding = Http.get(system)
                     .newServerAt(host, port)
@@ -101,20 +147,64 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
         // Continued on the completing thread, as Parley's routes do (see PekkoStages).
         return PekkoStages.direct(
                         request.entity().withSizeLimit(MAX_BODY_BYTES).toStrict(BODY_READ_TIMEOUT_MS, materializer))
-                .thenApply(strict -> answer(strict.getData().toArray()));
+                .thenCompose(strict -> answer(strict.getData().toArray()));
     }
 
-    private HttpResponse answer(byte[] body) {
+    private CompletionStage<HttpResponse> answer(byte[] body) {
+        JsonRpc.Message message;
         try {
-            JsonRpc.Message message = JsonRpc.parse(body);
-            if (message.isNotification()) {
-                return HttpResponse.create().withStatus(StatusCodes.ACCEPTED);
-            }
-            ObjectNode result = message.method().equals("tools/list") ? toolsList : callResult;
-            return json(200, Response.result(message.id(), result));
+            message = JsonRpc.parse(body);
         } catch (McpException e) {
-            return json(400, Response.error(null, e.toError()));
+            return done(json(400, Response.error(null, e.toError())));
         }
+        if (message.isNotification()) {
+            return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
+        }
+        if (message.method().equals("tools/list")) {
+            return done(json(200, Response.result(message.id(), toolsList)));
+        }
+        String tool = message.method().equals("tools/call")
+                ? message.params().path("name").asText()
+                : "";
+        return switch (tool) {
+            case "test_simple_text" -> done(json(200, Response.result(message.id(), simpleTextResult)));
+            case "test_input_required_result_elicitation" -> mrtrRound(message);
+            default -> done(json(200, Response.result(message.id(), callResult)));
+        };
+    }
+
+    /** Round 1 asks for a name; the retry (its {@code requestState} is the call's id) greets it. */
+    private CompletionStage<HttpResponse> mrtrRound(JsonRpc.Message message) {
+        JsonNode name = message.params()
+                .path("inputResponses")
+                .path("user_name")
+                .path("content")
+                .path("name");
+        if (name.isMissingNode()) {
+            String callId = UUID.randomUUID().toString();
+            return written(callId, 1, List.of(message.params()))
+                    .thenApply(written -> json(
+                            200, Response.result(message.id(), new Mrtr.InputRequiredResult(nameQuestion, callId))));
+        }
+        String callId = message.params().path("requestState").asText();
+        ObjectNode result = textResult("Hello, " + name.asText() + "!");
+        return written(callId, 2, List.of(message.params().path("inputResponses"), result))
+                .thenApply(written -> json(200, Response.result(message.id(), result)));
+    }
+
+    private CompletionStage<Void> written(String callId, long firstSequenceNr, List<JsonNode> events) {
+        if (journal == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<byte[]> payloads = new ArrayList<>(events.size());
+        for (JsonNode event : events) {
+            payloads.add(event.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        return journal.append("ToolCall|" + callId, firstSequenceNr, payloads);
+    }
+
+    private static CompletionStage<HttpResponse> done(HttpResponse response) {
+        return CompletableFuture.completedFuture(response);
     }
 
     private static HttpResponse json(int status, Response response) {
@@ -135,6 +225,9 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
             // stopping anyway
         }
         system.terminate();
+        if (journal != null) {
+            journal.close();
+        }
         try {
             system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception ignored) {
@@ -142,26 +235,37 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
         }
     }
 
-    /** {@code baseline [--host H] [--port P]}: serves until the process is stopped. */
+    /**
+     * {@code baseline [--host H] [--port P] [--journal DIR [--store h2|sqlite]]}: serves until the
+     * process is stopped.
+     */
     public static void main(String[] args) throws InterruptedException {
         org.slf4j.LoggerFactory.getILoggerFactory();
         String host = "127.0.0.1";
         int port = 18090;
+        Path journalDirectory = null;
+        BaselineJournal.Store store = BaselineJournal.Store.H2;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--host" -> host = args[++i];
+                case "--journal", "--data" -> journalDirectory = Path.of(args[++i]);
+                case "--store" -> store = BaselineJournal.Store.valueOf(args[++i].toUpperCase(java.util.Locale.ROOT));
                 default -> {
-                    System.err.println("usage: java -jar parley-load.jar baseline [--host 127.0.0.1] [--port 18090]");
+                    System.err.println("usage: java -jar parley-load.jar baseline [--host 127.0.0.1] [--port 18090]"
+                            + " [--journal DIR [--store h2|sqlite]]");
                     System.exit(2);
                 }
             }
         }
         long started = System.nanoTime();
-        BaselineServer server = start(host, port);
+        BaselineServer server = start(host, port, store, journalDirectory);
         System.out.printf(
-                "Parley baseline (bare pekko-http route, fixed CallToolResult) ready in %d ms: http://%s:%d/mcp%n",
-                (System.nanoTime() - started) / 1_000_000, host, server.port());
+                "Parley baseline (bare pekko-http route, fixed results, MRTR %s) ready in %d ms: http://%s:%d/mcp%n",
+                journalDirectory == null ? "in memory" : "on a " + store + " journal in " + journalDirectory,
+                (System.nanoTime() - started) / 1_000_000,
+                host,
+                server.port());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
