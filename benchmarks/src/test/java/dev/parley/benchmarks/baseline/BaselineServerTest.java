@@ -13,19 +13,21 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The baseline's MRTR flow answers as the fixture's tool does, and on a journal commits its rows. */
 class BaselineServerTest {
     private final HttpClient client = HttpClient.newHttpClient();
 
-    @Test
+    @ParameterizedTest
+    @EnumSource(BaselineJournal.Store.class)
     @Timeout(60)
-    void mrtrFlowOnTheJournalWritesOneRowThenTwo(@TempDir Path data) throws Exception {
+    void mrtrFlowOnTheJournalWritesOneRowThenTwo(BaselineJournal.Store store, @TempDir Path data) throws Exception {
         String url;
-        try (BaselineServer server = BaselineServer.start("127.0.0.1", 0, BaselineJournal.Store.H2, data)) {
+        try (BaselineServer server = BaselineServer.start("127.0.0.1", 0, store, data)) {
             url = "http://127.0.0.1:" + server.port() + "/mcp";
             JsonNode first = call(url, """
             {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_input_required_result_elicitation","arguments":{}}}""");
@@ -45,7 +47,7 @@ class BaselineServerTest {
                     "This is a simple text response for testing.",
                     call(url, """
                     {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}""").path("content").path(0).path("text").asText());
-            assertEquals(3, rows(data, "ToolCall|" + state));
+            assertEquals(3, rows(store, data, "ToolCall|" + state));
         }
     }
 
@@ -61,10 +63,11 @@ class BaselineServerTest {
     }
 
     /** Read while the server runs: every round was answered only after its commit. */
-    private static int rows(Path data, String persistenceId) throws Exception {
-        JournalDatabase database = new JournalDatabase.H2File(data);
-        try (Connection connection =
-                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+    private static int rows(BaselineJournal.Store store, Path data, String persistenceId) throws Exception {
+        JournalDatabase h2 = new JournalDatabase.H2File(data);
+        try (Connection connection = store == BaselineJournal.Store.H2
+                        ? DriverManager.getConnection(h2.jdbcUrl(), h2.user(), h2.password())
+                        : DriverManager.getConnection("jdbc:sqlite:" + data.resolve("journal.sqlite"));
                 var query = connection.prepareStatement(
                         "SELECT count(*) FROM \"event_journal\" WHERE \"persistence_id\" = ?")) {
             query.setString(1, persistenceId);
