@@ -389,6 +389,8 @@ public final class TaskEntity
         HandlerRunner.Handlers handlers =
                 new HandlerRunner.Handlers(server, engine, toolExecutor, settings.stepTimeout());
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
+            // Named before Pekko's persistence sets up: else it walks the stack at every entity start.
+            context.setLoggerName(TaskEntity.class);
             timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleTimeout());
             return new TaskEntity(taskId, context, timers, shard, settings, handlers, onChange);
         }));

@@ -393,8 +393,11 @@ public final class ToolCallEntity
             Executor toolExecutor,
             Duration stepTimeout) {
         HandlerRunner.Handlers handlers = new HandlerRunner.Handlers(server, engine, toolExecutor, stepTimeout);
-        return Behaviors.setup(context ->
-                new ToolCallEntity(context, PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), shard, handlers));
+        return Behaviors.setup(context -> {
+            // Named before Pekko's persistence sets up: else it walks the stack at every entity start.
+            context.setLoggerName(ToolCallEntity.class);
+            return new ToolCallEntity(context, PersistenceId.of(ENTITY_TYPE_KEY.name(), callId), shard, handlers);
+        });
     }
 
     @Override

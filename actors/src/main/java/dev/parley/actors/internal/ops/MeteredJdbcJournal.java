@@ -1,6 +1,7 @@
 package dev.parley.actors.internal.ops;
 
 import com.typesafe.config.Config;
+import dev.parley.actors.internal.journal.NewEntityIds;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.persistence.AtomicWrite;
@@ -21,10 +22,20 @@ import scala.util.Try;
  */
 public class MeteredJdbcJournal extends JdbcAsyncWriteJournal {
     private final ParleyMetrics.JournalMeters meters;
+    private final NewEntityIds newEntityIds;
 
     public MeteredJdbcJournal(Config config) {
         super(config);
         this.meters = ParleyMetrics.get(Adapter.toTyped(system())).journal();
+        this.newEntityIds = NewEntityIds.get(Adapter.toTyped(system()));
+    }
+
+    /** A new entity's first recovery needs no query: it has no events (see NewEntityIds). */
+    @Override
+    public Future<Object> asyncReadHighestSequenceNr(String persistenceId, long fromSequenceNr) {
+        return newEntityIds.claim(persistenceId)
+                ? Future.successful(0L)
+                : super.asyncReadHighestSequenceNr(persistenceId, fromSequenceNr);
     }
 
     @Override

@@ -3,10 +3,10 @@ package dev.parley.actors.internal.pipeline;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.EntityAsks;
-import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.actors.internal.journal.JournalAvailability;
+import dev.parley.actors.internal.journal.NewEntityIds;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpApps;
@@ -197,7 +197,9 @@ final class DurableCalls {
                 return done(McpReply.Error.inBand(request.id(), invalid.toError()));
             }
         }
-        String callId = request.callId() != null ? request.callId() : EntityIds.next();
+        String callId = request.callId() != null
+                ? request.callId()
+                : NewEntityIds.get(system).mint(ToolCallEntity.ENTITY_TYPE_KEY);
         // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
         return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
                 .thenCompose(overCap -> overCap.isPresent()

@@ -3,6 +3,7 @@ package dev.parley.actors.internal.pipeline;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.journal.JournalAvailability;
+import dev.parley.actors.internal.journal.NewEntityIds;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
@@ -81,7 +82,7 @@ public final class McpPipeline {
                 sharding,
                 settings,
                 cachePolicy,
-                new TaskHandOver(engine, tasks, caps),
+                new TaskHandOver(engine, tasks, caps, NewEntityIds.get(system)),
                 caps);
         this.tasks = tasks;
         this.listen = new ListenRequests(notifications);

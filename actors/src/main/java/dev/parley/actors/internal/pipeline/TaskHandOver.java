@@ -2,10 +2,10 @@ package dev.parley.actors.internal.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.ToolCallEntity;
+import dev.parley.actors.internal.journal.NewEntityIds;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.internal.engine.CallHistory;
 import dev.parley.runtime.internal.engine.CallHistory.RecordedAnswer;
@@ -44,8 +44,10 @@ final class TaskHandOver {
     private final ReplayEngine engine;
     private final TaskRequests tasks;
     private final CallCaps caps;
+    private final NewEntityIds newEntityIds;
 
-    TaskHandOver(ReplayEngine engine, TaskRequests tasks, CallCaps caps) {
+    TaskHandOver(ReplayEngine engine, TaskRequests tasks, CallCaps caps, NewEntityIds newEntityIds) {
+        this.newEntityIds = newEntityIds;
         this.engine = engine;
         this.tasks = tasks;
         this.caps = caps;
@@ -53,7 +55,7 @@ final class TaskHandOver {
 
     CompletionStage<McpReply.Final> fromFirstRound(
             McpRequest request, String name, ObjectNode arguments, RunOutcome.BecameTask becameTask) {
-        return create(request, EntityIds.next(), name, arguments, Map.of(), becameTask.newSteps());
+        return create(request, newTaskId(), name, arguments, Map.of(), becameTask.newSteps());
     }
 
     /**
@@ -89,9 +91,13 @@ final class TaskHandOver {
                 synchronized (journaled) {
                     steps = new LinkedHashMap<>(journaled);
                 }
-                return create(request, EntityIds.next(), name, arguments, Map.of(), steps);
+                return create(request, newTaskId(), name, arguments, Map.of(), steps);
             });
         });
+    }
+
+    private String newTaskId() {
+        return newEntityIds.mint(TaskEntity.ENTITY_TYPE_KEY);
     }
 
     CompletionStage<McpReply.Final> fromRetry(
