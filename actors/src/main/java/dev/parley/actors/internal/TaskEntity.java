@@ -424,30 +424,40 @@ public final class TaskEntity
 
     // --- commands -------------------------------------------------------------------------
 
+    /*
+     * Dispatched by hand rather than with Pekko's handler builders, as in ToolCallEntity: the
+     * builders allocate their cases and lambdas in every entity. The first match wins.
+     */
     @Override
     public CommandHandlerWithReply<Command, TaskEvent, State> commandHandler() {
-        var builder = newCommandHandlerWithReplyBuilder();
-        builder.forAnyState().onCommand(IdleCheck.class, this::onIdleCheck);
-        builder.forStateType(Empty.class)
-                .onCommand(Create.class, this::onCreate)
-                .onCommand(TaskRequest.class, this::notFound);
-        builder.forStateType(Open.class)
-                .onCommand(Get.class, this::onGet)
-                .onCommand(Update.class, this::onUpdate)
-                .onCommand(Cancel.class, this::onCancel)
-                .onCommand(Wake.class, this::onWake)
-                .onCommand(RecordStep.class, this::onRecordStep)
-                .onCommand(RunFinished.class, this::onRunFinished)
-                .onCommand(Progressed.class, this::onProgressed)
-                .onCommand(Expire.class, this::onExpire);
-        builder.forStateType(Ended.class)
-                .onCommand(Get.class, this::onGetAfterEnd)
-                .onCommand(TaskRequest.class, this::onChangeAfterEnd)
-                .onCommand(RunFinished.class, this::onRunFinishedAfterEnd);
+        return this::onCommand;
+    }
+
+    private ReplyEffect<TaskEvent, State> onCommand(State state, Command command) {
+        if (command instanceof IdleCheck idle) return onIdleCheck(state, idle);
+        if (state instanceof Empty empty) {
+            if (command instanceof Create create) return onCreate(empty, create);
+            if (command instanceof TaskRequest request) return notFound(empty, request);
+        } else if (state instanceof Open open) {
+            if (command instanceof Get get) return onGet(open, get);
+            if (command instanceof Update update) return onUpdate(open, update);
+            if (command instanceof Cancel cancel) return onCancel(open, cancel);
+            if (command instanceof Wake wake) return onWake(open, wake);
+            if (command instanceof RecordStep step) return onRecordStep(open, step);
+            if (command instanceof RunFinished finished) return onRunFinished(open, finished);
+            if (command instanceof Progressed progressed) return onProgressed(open, progressed);
+            if (command instanceof Expire expire) return onExpire(open, expire);
+        } else if (state instanceof Ended ended) {
+            if (command instanceof Get get) return onGetAfterEnd(ended, get);
+            if (command instanceof TaskRequest request) return onChangeAfterEnd(ended, request);
+            if (command instanceof RunFinished finished) return onRunFinishedAfterEnd(ended, finished);
+        }
         // What the states above leave to these:
-        builder.forStateType(Journaled.class).onCommand(Create.class, this::onCreateAgain);
-        builder.forAnyState().onCommand(RecordStep.class, this::onLateStep).onAnyCommand(this::ignore);
-        return builder.build();
+        if (state instanceof Journaled journaled && command instanceof Create create) {
+            return onCreateAgain(journaled, create);
+        }
+        if (command instanceof RecordStep step) return onLateStep(state, step);
+        return ignore(state, command);
     }
 
     private ReplyEffect<TaskEvent, State> onCreate(Empty state, Create command) {
@@ -709,15 +719,20 @@ public final class TaskEntity
     /** Only dispatches: each transition is a method of the state it leaves. */
     @Override
     public EventHandler<State, TaskEvent> eventHandler() {
-        var builder = newEventHandlerBuilder();
-        builder.forStateType(Empty.class).onEvent(TaskCreated.class, Empty::created);
-        builder.forStateType(Open.class)
-                .onEvent(TaskStepRecorded.class, Open::stepRecorded)
-                .onEvent(TaskInputRequested.class, Open::inputRequested)
-                .onEvent(TaskAnswersReceived.class, Open::answered)
-                .onEvent(TaskCompleted.class, Open::completed)
-                .onEvent(TaskFailed.class, Open::failed)
-                .onEvent(TaskCancelled.class, Open::cancelled);
-        return builder.build();
+        return TaskEntity::onEvent;
+    }
+
+    private static State onEvent(State state, TaskEvent event) {
+        if (state instanceof Empty empty && event instanceof TaskCreated created) return empty.created(created);
+        if (state instanceof Open open) {
+            if (event instanceof TaskStepRecorded step) return open.stepRecorded(step);
+            if (event instanceof TaskInputRequested asked) return open.inputRequested(asked);
+            if (event instanceof TaskAnswersReceived answers) return open.answered(answers);
+            if (event instanceof TaskCompleted completed) return open.completed(completed);
+            if (event instanceof TaskFailed failed) return open.failed(failed);
+            if (event instanceof TaskCancelled cancelled) return open.cancelled(cancelled);
+        }
+        throw new IllegalStateException(event.getClass().getSimpleName() + " cannot apply to "
+                + state.getClass().getSimpleName());
     }
 }

@@ -417,35 +417,45 @@ public final class ToolCallEntity
 
     // --- commands -------------------------------------------------------------------------
 
+    /*
+     * Dispatched by hand rather than with Pekko's handler builders: the builders allocate about
+     * 2.5 KB of cases and lambdas in every entity (one per waiting call) and search them on every
+     * command. The first match wins, as with the builders.
+     */
     @Override
     public CommandHandlerWithReply<Command, CallEvent, State> commandHandler() {
-        var builder = newCommandHandlerWithReplyBuilder();
-        builder.forStateType(Empty.class)
-                .onCommand(Start.class, this::onStart)
-                .onCommand(RecordFirstRound.class, this::onRecordFirstRound)
-                .onCommand(AwaitRound.class, this::onAwaitFirstRound)
-                .onCommand(SubmitAnswers.class, this::onSubmitAnswersToNoCall)
-                .onCommand(AnswerQuestion.class, this::onAnswerQuestionToNoCall);
-        builder.forStateType(Awaiting.class)
-                .onCommand(Start.class, this::onStartAgain)
-                .onCommand(SubmitAnswers.class, this::onSubmitAnswers)
-                .onCommand(AnswerQuestion.class, this::onAnswerQuestion)
-                .onCommand(AwaitRound.class, this::onAwaitRound)
-                .onCommand(RecordStep.class, this::onRecordStep)
-                .onCommand(RunFinished.class, this::onRunFinished)
-                .onCommand(CancelRound.class, this::onCancelRound);
-        builder.forStateType(Ended.class)
-                .onCommand(Start.class, this::onStartAfterEnd)
-                .onCommand(SubmitAnswers.class, this::onSubmitAnswersAfterEnd)
-                .onCommand(AnswerQuestion.class, this::onAnswerQuestionAfterEnd)
-                .onCommand(AwaitRound.class, this::onAwaitRoundAfterEnd);
+        return this::onCommand;
+    }
+
+    private ReplyEffect<CallEvent, State> onCommand(State state, Command command) {
+        if (state instanceof Empty empty) {
+            if (command instanceof Start start) return onStart(empty, start);
+            if (command instanceof RecordFirstRound record) return onRecordFirstRound(empty, record);
+            if (command instanceof AwaitRound await) return onAwaitFirstRound(empty, await);
+            if (command instanceof SubmitAnswers submit) return onSubmitAnswersToNoCall(empty, submit);
+            if (command instanceof AnswerQuestion answer) return onAnswerQuestionToNoCall(empty, answer);
+        } else if (state instanceof Awaiting awaiting) {
+            if (command instanceof Start start) return onStartAgain(awaiting, start);
+            if (command instanceof SubmitAnswers submit) return onSubmitAnswers(awaiting, submit);
+            if (command instanceof AnswerQuestion answer) return onAnswerQuestion(awaiting, answer);
+            if (command instanceof AwaitRound await) return onAwaitRound(awaiting, await);
+            if (command instanceof RecordStep step) return onRecordStep(awaiting, step);
+            if (command instanceof RunFinished finished) return onRunFinished(awaiting, finished);
+            if (command instanceof CancelRound cancel) return onCancelRound(awaiting, cancel);
+        } else if (state instanceof Ended ended) {
+            if (command instanceof Start start) return onStartAfterEnd(ended, start);
+            if (command instanceof SubmitAnswers submit) return onSubmitAnswersAfterEnd(ended, submit);
+            if (command instanceof AnswerQuestion answer) return onAnswerQuestionAfterEnd(ended, answer);
+            if (command instanceof AwaitRound await) return onAwaitRoundAfterEnd(ended, await);
+        }
         // What the states above leave to these:
-        builder.forStateType(Journaled.class).onCommand(RecordFirstRound.class, this::onRecordFirstRoundAgain);
-        builder.forAnyState()
-                .onCommand(RecordStep.class, this::onLateStep)
-                .onCommand(RunFinished.class, this::ignore)
-                .onCommand(CancelRound.class, this::ignore);
-        return builder.build();
+        if (state instanceof Journaled journaled && command instanceof RecordFirstRound record) {
+            return onRecordFirstRoundAgain(journaled, record);
+        }
+        if (command instanceof RecordStep step) return onLateStep(state, step);
+        if (command instanceof RunFinished || command instanceof CancelRound) return ignore(state, command);
+        throw new IllegalStateException(command.getClass().getSimpleName() + " is not handled in "
+                + state.getClass().getSimpleName());
     }
 
     private ReplyEffect<CallEvent, State> onStart(Empty state, Start command) {
@@ -774,15 +784,20 @@ public final class ToolCallEntity
     /** Only dispatches: each transition is a method of the state it leaves. */
     @Override
     public EventHandler<State, CallEvent> eventHandler() {
-        var builder = newEventHandlerBuilder();
-        builder.forStateType(Empty.class).onEvent(CallStarted.class, Empty::started);
-        builder.forStateType(Awaiting.class)
-                .onEvent(AnswersReceived.class, Awaiting::answered)
-                .onEvent(StepRecorded.class, Awaiting::stepRecorded)
-                .onEvent(InputRequested.class, Awaiting::asked)
-                .onEvent(CallCompleted.class, Awaiting::completed)
-                .onEvent(CallFailed.class, Awaiting::failed)
-                .onEvent(CallBecameTask.class, Awaiting::becameTask);
-        return builder.build();
+        return ToolCallEntity::onEvent;
+    }
+
+    private static State onEvent(State state, CallEvent event) {
+        if (state instanceof Empty empty && event instanceof CallStarted started) return empty.started(started);
+        if (state instanceof Awaiting awaiting) {
+            if (event instanceof AnswersReceived answers) return awaiting.answered(answers);
+            if (event instanceof StepRecorded step) return awaiting.stepRecorded(step);
+            if (event instanceof InputRequested asked) return awaiting.asked(asked);
+            if (event instanceof CallCompleted completed) return awaiting.completed(completed);
+            if (event instanceof CallFailed failed) return awaiting.failed(failed);
+            if (event instanceof CallBecameTask task) return awaiting.becameTask(task);
+        }
+        throw new IllegalStateException(event.getClass().getSimpleName() + " cannot apply to "
+                + state.getClass().getSimpleName());
     }
 }
