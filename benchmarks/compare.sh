@@ -65,24 +65,31 @@ cleanup() {
 trap cleanup EXIT
 
 # start NAME COMMAND...: starts a server on a free port, waits (at most 90 s) for its ready line,
-# sets PID_<NAME> and URL_<NAME> from it.
+# sets PID_<NAME> and URL_<NAME> from it, and STARTUP_<NAME> (ms from launch to the ready line).
 start() {
-  local name=$1 log=$OUT/$1.log url=""
+  local name=$1 log=$OUT/$1.log url="" launched
   shift
+  launched=$(date +%s%N)
   # shellcheck disable=SC2086
   "$JAVA" $SERVER_JAVA_OPTS "$@" >"$log" 2>&1 </dev/null &
   local pid=$!
   PIDS+=("$pid")
-  for _ in $(seq 1 180); do
+  for _ in $(seq 1 900); do
     url=$(grep -m1 -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$log" || true)
     [[ -n $url ]] && grep -q 'ready' "$log" && break
     kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; echo "$name exited" >&2; exit 1; }
-    sleep 0.5
+    sleep 0.1
   done
   [[ -n $url ]] || { echo "$name did not become ready: $log" >&2; exit 1; }
   printf -v "PID_$name" %s "$pid"
   printf -v "URL_$name" %s "$url"
+  printf -v "STARTUP_$name" %s $((($(date +%s%N) - launched) / 1000000))
   echo "  $name: $url (pid $pid)"
+}
+
+# rss PID: resident set size in MB.
+rss() {
+  awk '/^VmRSS:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"
 }
 
 # load SERVER KIND WARMUP DURATION [JSON]: one run of the load generator at concurrency C.
@@ -102,6 +109,10 @@ rm -f "$OUT"/*.json "$OUT/load.log"
 start parley -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
 start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
   dev.parley.peer.JavaSdkPeer --port 0
+# Idle: both started one after the other and left alone for 5 s before any request.
+sleep 5
+IDLE_RSS_parley=$(rss "$PID_parley")
+IDLE_RSS_sdk=$(rss "$PID_sdk")
 
 echo "priming each server and tool for $PRIME (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 for server in parley sdk; do
@@ -157,6 +168,9 @@ jq -s -r --arg rounds "$ROUNDS" --arg c "$C" --argjson failed "$FAILED" '
       jq -c --arg server "${b%%-*}" --arg kind "$(cut -d- -f2 <<<"$b")" \
         '{server: $server, kind: $kind, level: .levels[0]}' "$f"
     done)
+awk -v ps="$STARTUP_parley" -v ss="$STARTUP_sdk" -v pr="$IDLE_RSS_parley" -v sr="$IDLE_RSS_sdk" 'BEGIN {
+  printf "  %-40s %12s %12s %11.2fx\n", "start-up to ready ms (one start each)", ss, ps, ps / ss
+  printf "  %-40s %12s %12s %11.2fx\n", "idle RSS MB (5 s after ready)", sr, pr, pr / sr }'
 # Exit status: 0 only when every measured run finished without an error.
 errors=$(cat "$OUT"/*-r*.json | jq -s 'map(.levels[0].errors + .levels[0].warmupErrors) | add // 0')
 (( FAILED == 0 && errors == 0 ))
