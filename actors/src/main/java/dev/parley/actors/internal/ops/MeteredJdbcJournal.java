@@ -1,6 +1,7 @@
 package dev.parley.actors.internal.ops;
 
 import com.typesafe.config.Config;
+import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.journal.NewEntityIds;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -42,7 +43,8 @@ public class MeteredJdbcJournal extends JdbcAsyncWriteJournal {
     public Future<Seq<Try<BoxedUnit>>> asyncWriteMessages(Seq<AtomicWrite> messages) {
         long started = System.nanoTime();
         Future<Seq<Try<BoxedUnit>>> written = super.asyncWriteMessages(messages);
-        FutureConverters.asJava(written).whenComplete((results, failure) -> {
+        // On the completing thread: a plain whenComplete would start a thread per write (see PekkoStages).
+        PekkoStages.direct(FutureConverters.asJava(written)).whenComplete((results, failure) -> {
             long events = 0;
             if (results != null) {
                 // Empty when every write succeeded, else one result per AtomicWrite: a rejected one (e.g.
@@ -72,7 +74,7 @@ public class MeteredJdbcJournal extends JdbcAsyncWriteJournal {
                     events.incrementAndGet();
                     return recoveryCallback.apply(event);
                 });
-        FutureConverters.asJava(replayed)
+        PekkoStages.direct(FutureConverters.asJava(replayed))
                 .whenComplete(
                         (done, failure) -> meters.replayed(failure == null, events.get(), System.nanoTime() - started));
         return replayed;

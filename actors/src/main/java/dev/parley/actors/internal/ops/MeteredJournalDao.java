@@ -1,5 +1,6 @@
 package dev.parley.actors.internal.ops;
 
+import dev.parley.actors.internal.PekkoStages;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.persistence.jdbc.config.JournalConfig;
 import org.apache.pekko.persistence.jdbc.journal.dao.DefaultJournalDao;
@@ -39,7 +40,8 @@ public class MeteredJournalDao extends DefaultJournalDao {
         long started = System.nanoTime();
         int size = rows.size();
         Future<BoxedUnit> written = super.writeJournalRows(rows);
-        FutureConverters.asJava(written)
+        // On the completing thread: a plain whenComplete would start a thread per batch (see PekkoStages).
+        PekkoStages.direct(FutureConverters.asJava(written))
                 .whenComplete((done, failure) -> meters.batch(failure == null, size, System.nanoTime() - started));
         return written;
     }
