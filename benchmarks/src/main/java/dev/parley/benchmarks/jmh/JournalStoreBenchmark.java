@@ -2,6 +2,7 @@ package dev.parley.benchmarks.jmh;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.persistence.JournalDatabase;
@@ -31,7 +32,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,6 +58,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code plainBatchedInserts}: the same rows, serialized by the same {@link JournalEventSerializer},
  * inserted into the same table with plain batched JDBC: {@value #IN_FLIGHT} flows' first rows in one
  * transaction, then their two-row writes in another (the ceiling of one writer on the store).
+ * Call ids are time-ordered ({@link EntityIds}), as a node makes them.
  *
  * <p>Each measured iteration prints the CPU per flow: this JVM's CPU time plus, for PostgreSQL, its
  * server processes', over the iteration, divided by the flows it finished.
@@ -158,7 +159,7 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
                     server(),
                     List.of(RequestStateKey.generate()));
             sharding = ClusterSharding.get(node.system());
-            bench.flow(sharding, UUID.randomUUID().toString())
+            bench.flow(sharding, EntityIds.next())
                     .get(60, TimeUnit.SECONDS); // waits for the cluster and the shard region
         }
 
@@ -207,11 +208,9 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
     public void entityFlows(EntityJournal journal) throws Exception {
         CompletableFuture<?>[] chains = new CompletableFuture<?>[IN_FLIGHT];
         for (int i = 0; i < IN_FLIGHT; i++) {
-            CompletableFuture<?> chain =
-                    flow(journal.sharding, UUID.randomUUID().toString());
+            CompletableFuture<?> chain = flow(journal.sharding, EntityIds.next());
             for (int f = 1; f < FLOWS / IN_FLIGHT; f++) {
-                chain = chain.thenCompose(
-                        done -> flow(journal.sharding, UUID.randomUUID().toString()));
+                chain = chain.thenCompose(done -> flow(journal.sharding, EntityIds.next()));
             }
             chains[i] = chain;
         }
@@ -283,7 +282,7 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
         for (int round = 0; round < FLOWS / IN_FLIGHT; round++) {
             String[] calls = new String[IN_FLIGHT];
             for (int i = 0; i < IN_FLIGHT; i++) {
-                calls[i] = ToolCallEntity.ENTITY_TYPE_KEY.name() + "|" + UUID.randomUUID();
+                calls[i] = ToolCallEntity.ENTITY_TYPE_KEY.name() + "|" + EntityIds.next();
             }
             insertBatch(journal, calls, 0, 1);
             insertBatch(journal, calls, 1, 3);

