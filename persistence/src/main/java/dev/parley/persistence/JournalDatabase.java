@@ -6,7 +6,11 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 
-/** Where the journal lives: an embedded H2 file (the default) or a shared PostgreSQL. */
+/**
+ * Where the journal lives: an embedded H2 file (the default) or a shared PostgreSQL. A SQLite file
+ * ({@link SqliteFile}) is there for the embedded-store measurement and is not offered by
+ * {@code parley.journal.database}.
+ */
 public sealed interface JournalDatabase {
 
     String jdbcUrl();
