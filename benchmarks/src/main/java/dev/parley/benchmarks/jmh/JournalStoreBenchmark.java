@@ -52,8 +52,8 @@ import org.openjdk.jmh.annotations.TearDown;
  *
  * <p>{@code entityFlows}: {@value #IN_FLIGHT} flows in flight, each through a real
  * {@link ToolCallEntity} reached by cluster sharding on a {@link ParleyNode} whose journal is
- * pekko-persistence-jdbc on the store: a fresh persistence id is recovered (the highest sequence
- * number query of a new entity), {@code Start} persists {@code CallStarted}, then the answer re-runs
+ * pekko-persistence-jdbc on the store: a fresh persistence id is recovered as the node recovers a
+ * new call, {@code Start} persists {@code CallStarted}, then the answer re-runs
  * the handler and persists {@code AnswersReceived} + {@code CallCompleted} in one atomic write.
  * {@code plainBatchedInserts}: the same rows, serialized by the same {@link JournalEventSerializer},
  * inserted into the same table with plain batched JDBC: {@value #IN_FLIGHT} flows' first rows in one
