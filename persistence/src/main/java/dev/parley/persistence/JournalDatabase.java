@@ -6,7 +6,11 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 
-/** Where the journal lives: an embedded H2 file (the default) or a shared PostgreSQL. */
+/**
+ * Where the journal lives: an embedded H2 file (the default) or a shared PostgreSQL. A SQLite file
+ * ({@link SqliteFile}) is there for the embedded-store measurement and is not offered by
+ * {@code parley.journal.database}.
+ */
 public sealed interface JournalDatabase {
 
     String jdbcUrl();
@@ -127,6 +131,60 @@ public sealed interface JournalDatabase {
         @Override
         public String identifier(String name) {
             return "\"" + name + "\"";
+        }
+    }
+
+    /**
+     * A SQLite file database in {@code directory}, for measuring it against H2 (JournalStoreBenchmark);
+     * {@code parley.journal.database} does not offer it. WAL mode with {@code synchronous=NORMAL}: a
+     * commit is written to the WAL file before it is acknowledged, and the WAL is synced only at
+     * checkpoints, so a SIGKILL loses nothing that was answered and an OS crash may lose the last
+     * commits, as with {@link H2File}.
+     */
+    record SqliteFile(Path directory) implements JournalDatabase {
+        public SqliteFile {
+            Objects.requireNonNull(directory, "directory");
+        }
+
+        /** The pragmas ride in the URL: sqlite-jdbc applies them to every connection the pool opens. */
+        @Override
+        public String jdbcUrl() {
+            return "jdbc:sqlite:" + directory.toAbsolutePath().resolve("journal.sqlite")
+                    + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=10000";
+        }
+
+        /**
+         * One journal write transaction at a time: SQLite allows one writer per database file, so a
+         * second writing connection would only wait for the first one's lock.
+         */
+        @Override
+        public Config defaults() {
+            return ConfigFactory.parseMap(Map.of("jdbc-journal.parallelism", 1));
+        }
+
+        @Override
+        public String user() {
+            return "";
+        }
+
+        @Override
+        public String password() {
+            return "";
+        }
+
+        @Override
+        public String slickProfile() {
+            return "slick.jdbc.SQLiteProfile$";
+        }
+
+        @Override
+        public String driver() {
+            return "org.sqlite.JDBC";
+        }
+
+        @Override
+        public String schemaResource() {
+            return "parley/schema/sqlite.sql";
         }
     }
 
