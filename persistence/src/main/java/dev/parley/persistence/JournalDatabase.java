@@ -6,11 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 
-/**
- * Where the journal lives: an embedded H2 file (the default) or a shared PostgreSQL. A SQLite file
- * ({@link SqliteFile}) is there for the embedded-store measurement and is not offered by
- * {@code parley.journal.database}.
- */
+/** Where the journal lives: an embedded H2 file (the default), an embedded SQLite file, or a shared PostgreSQL. */
 public sealed interface JournalDatabase {
 
     String jdbcUrl();
@@ -28,7 +24,7 @@ public sealed interface JournalDatabase {
     String schemaResource();
 
     /**
-     * The database {@code parley.journal} names: {@code database = h2} (a file in
+     * The database {@code parley.journal} names: {@code database = h2} or {@code sqlite} (a file in
      * {@code dataDirectory}) or {@code database = postgres} with {@code postgres.url}, {@code user}
      * and {@code password} (from PG_URL, PG_USER and PG_PASSWORD by default).
      */
@@ -36,6 +32,7 @@ public sealed interface JournalDatabase {
         Config journal = config.getConfig("parley.journal");
         return switch (journal.getString("database")) {
             case "h2" -> new H2File(dataDirectory);
+            case "sqlite" -> new SqliteFile(dataDirectory);
             case "postgres" ->
                 new Postgres(
                         journal.getString("postgres.url"),
@@ -43,7 +40,7 @@ public sealed interface JournalDatabase {
                         journal.getString("postgres.password"));
             default ->
                 throw new IllegalArgumentException(
-                        "parley.journal.database must be h2 or postgres, not " + journal.getString("database"));
+                        "parley.journal.database must be h2, sqlite or postgres, not " + journal.getString("database"));
         };
     }
 
@@ -135,8 +132,7 @@ public sealed interface JournalDatabase {
     }
 
     /**
-     * A SQLite file database in {@code directory}, for measuring it against H2 (JournalStoreBenchmark);
-     * {@code parley.journal.database} does not offer it. WAL mode with {@code synchronous=NORMAL}: a
+     * A SQLite file database in {@code directory} ({@code parley.journal.database = sqlite}). WAL mode with {@code synchronous=NORMAL}: a
      * commit is written to the WAL file before it is acknowledged, and the WAL is synced only at
      * checkpoints, so a SIGKILL loses nothing that was answered and an OS crash may lose the last
      * commits, as with {@link H2File}.
@@ -146,11 +142,15 @@ public sealed interface JournalDatabase {
             Objects.requireNonNull(directory, "directory");
         }
 
-        /** The pragmas ride in the URL: sqlite-jdbc applies them to every connection the pool opens. */
+        /**
+         * The pragmas ride in the URL: sqlite-jdbc applies them to every connection the pool opens.
+         * {@code case_sensitive_like}: the journal's prefix queries ({@code LIKE 'Task|%'}) must not
+         * match {@code task|...}, as they do not on H2 and PostgreSQL.
+         */
         @Override
         public String jdbcUrl() {
             return "jdbc:sqlite:" + directory.toAbsolutePath().resolve("journal.sqlite")
-                    + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=10000";
+                    + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=10000&case_sensitive_like=true";
         }
 
         /**

@@ -12,6 +12,7 @@ import dev.parley.persistence.internal.JournalBrowser.StoredEvent;
 import dev.parley.runtime.Json;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -50,6 +51,7 @@ class JournalBrowserTest {
 
     enum Store {
         H2_FILE,
+        SQLITE_FILE,
         POSTGRES
     }
 
@@ -57,6 +59,9 @@ class JournalBrowserTest {
         JournalDatabase database;
         if (store == Store.H2_FILE) {
             database = new JournalDatabase.H2File(dir.resolve("journal-" + databases.incrementAndGet()));
+        } else if (store == Store.SQLITE_FILE) {
+            database = new JournalDatabase.SqliteFile(
+                    Files.createDirectories(dir.resolve("journal-" + databases.incrementAndGet())));
         } else {
             synchronized (JournalBrowserTest.class) {
                 if (postgres == null) {

@@ -8,6 +8,7 @@ import dev.parley.persistence.JournalTables;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -54,19 +55,27 @@ class JournalQueriesTest {
     /** Where the journal lives; each test gets an empty journal created the way a node creates it. */
     enum Store {
         H2_FILE,
+        SQLITE_FILE,
         POSTGRES;
 
         JournalDatabase freshJournal(Path dir) throws Exception {
-            JournalDatabase database = this == H2_FILE
-                    ? new JournalDatabase.H2File(dir.resolve("journal-" + databases.incrementAndGet()))
-                    : freshPostgresDatabase();
+            Path directory = dir.resolve("journal-" + databases.incrementAndGet());
+            JournalDatabase database = switch (this) {
+                case H2_FILE -> new JournalDatabase.H2File(directory);
+                case SQLITE_FILE -> new JournalDatabase.SqliteFile(Files.createDirectories(directory));
+                case POSTGRES -> freshPostgresDatabase();
+            };
             JournalSchema.create(database);
             return database;
         }
 
         @Override
         public String toString() {
-            return this == H2_FILE ? "an H2 file" : "PostgreSQL";
+            return switch (this) {
+                case H2_FILE -> "an H2 file";
+                case SQLITE_FILE -> "a SQLite file";
+                case POSTGRES -> "PostgreSQL";
+            };
         }
     }
 
@@ -150,6 +159,11 @@ class JournalQueriesTest {
     @Test
     void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnAnH2File(@TempDir Path dir) throws Exception {
         assertEveryEntityIsBusyWithoutRestingManifests(Store.H2_FILE.freshJournal(dir));
+    }
+
+    @Test
+    void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnASqliteFile(@TempDir Path dir) throws Exception {
+        assertEveryEntityIsBusyWithoutRestingManifests(Store.SQLITE_FILE.freshJournal(dir));
     }
 
     @Test

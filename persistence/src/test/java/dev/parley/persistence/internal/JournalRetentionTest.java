@@ -15,15 +15,18 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class JournalRetentionTest {
     private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
 
-    @Test
-    void callsIdleLongerThanTheRetentionAreDeletedAndOthersKept(@TempDir Path dir) throws Exception {
-        JournalDatabase database = new JournalDatabase.H2File(dir);
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"h2", "sqlite"})
+    void callsIdleLongerThanTheRetentionAreDeletedAndOthersKept(String store, @TempDir Path dir) throws Exception {
+        JournalDatabase database =
+                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
         JournalSchema.create(database);
         long old = NOW.minus(Duration.ofDays(8)).toEpochMilli();
         long recent = NOW.minus(Duration.ofHours(1)).toEpochMilli();
