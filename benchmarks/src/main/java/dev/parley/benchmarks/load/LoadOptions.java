@@ -105,7 +105,7 @@ public record LoadOptions(
 
     public static final String USAGE = """
       usage: java -jar parley-load.jar --url URL (--duration D | --requests N) [options]
-             java -jar parley-load.jar baseline [--port P] [--host H]
+             java -jar parley-load.jar baseline [--port P] [--host H] [--journal DIR [--store h2|sqlite]]
 
       target
         --url URL              the MCP endpoint (default http://127.0.0.1:8080/mcp)
