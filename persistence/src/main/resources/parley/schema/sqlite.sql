@@ -2,8 +2,10 @@
 -- JournalDatabase.SqliteFile. Every statement is idempotent: JournalSchema runs this script at
 -- every start. "ordering" is an INTEGER PRIMARY KEY, SQLite's rowid: rows are kept in one B-tree
 -- by it, and ("persistence_id", "sequence_number") is a unique index beside it, as in h2.sql.
+-- AUTOINCREMENT: an ordering is never reused, even after the newest rows are deleted (retention),
+-- as H2's identity and PostgreSQL's bigserial never reuse theirs.
 CREATE TABLE IF NOT EXISTS "event_journal" (
-  "ordering" INTEGER PRIMARY KEY,
+  "ordering" INTEGER PRIMARY KEY AUTOINCREMENT,
   "deleted" BOOLEAN DEFAULT FALSE NOT NULL,
   "persistence_id" VARCHAR(255) NOT NULL,
   "sequence_number" BIGINT NOT NULL,

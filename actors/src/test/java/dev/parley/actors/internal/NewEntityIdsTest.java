@@ -51,6 +51,13 @@ class NewEntityIdsTest {
             assertFalse(ids.claim(persistenceId), "claimed once");
             assertFalse(ids.claim("ToolCall|" + EntityIds.next()), "never minted");
 
+            String created = ids.mint(ToolCallEntity.ENTITY_TYPE_KEY);
+            ids.forget(ToolCallEntity.ENTITY_TYPE_KEY, created);
+            assertFalse(
+                    ids.claim(PersistenceId.of(ToolCallEntity.ENTITY_TYPE_KEY.name(), created)
+                            .id()),
+                    "forgotten once its creating command ended: a later recovery (e.g. after a failover) queries");
+
             ids.remember("ToolCall|oldest");
             for (int i = 0; i < 8192; i++) {
                 ids.mint(ToolCallEntity.ENTITY_TYPE_KEY);

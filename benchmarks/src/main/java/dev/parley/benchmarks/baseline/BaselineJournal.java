@@ -71,7 +71,7 @@ final class BaselineJournal implements AutoCloseable {
             statement.execute("PRAGMA journal_mode=WAL");
             statement.execute("PRAGMA synchronous=NORMAL");
             statement.execute("CREATE TABLE IF NOT EXISTS \"event_journal\" ("
-                    + "\"ordering\" INTEGER PRIMARY KEY, \"deleted\" BOOLEAN NOT NULL DEFAULT FALSE, "
+                    + "\"ordering\" INTEGER PRIMARY KEY AUTOINCREMENT, \"deleted\" BOOLEAN NOT NULL DEFAULT FALSE, "
                     + "\"persistence_id\" VARCHAR(255) NOT NULL, \"sequence_number\" BIGINT NOT NULL, "
                     + "\"writer\" TEXT NOT NULL, \"write_timestamp\" BIGINT, \"adapter_manifest\" TEXT, "
                     + "\"event_ser_id\" INTEGER NOT NULL, \"event_ser_manifest\" TEXT NOT NULL, "

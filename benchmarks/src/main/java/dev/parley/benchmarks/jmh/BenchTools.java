@@ -66,14 +66,7 @@ public final class BenchTools {
                 .title("Create an invoice")
                 .description("Creates an invoice; asks for the currency.")
                 .handler((args, ctx) -> {
-                    ElicitAnswer answer = ctx.elicit(
-                            "currency",
-                            Elicitation.form("Which currency should the invoice for " + args.client() + " use?")
-                                    .field(
-                                            "currency",
-                                            FormField.choice("Currency", CURRENCIES)
-                                                    .defaultValue("EUR"))
-                                    .build());
+                    ElicitAnswer answer = ctx.elicit("currency", currencyQuestion(args.client()));
                     if (!(answer instanceof ElicitAnswer.Accepted accepted)) {
                         return ToolResult.text("No invoice created for " + args.client() + ".");
                     }
@@ -83,6 +76,13 @@ public final class BenchTools {
                     return ToolResult.text("Invoice " + number + " for " + args.client() + ": " + args.amount() + " "
                             + currency + ".");
                 });
+    }
+
+    /** The invoice tools' one question. */
+    static Elicitation.Form currencyQuestion(String client) {
+        return Elicitation.form("Which currency should the invoice for " + client + " use?")
+                .field("currency", FormField.choice("Currency", CURRENCIES).defaultValue("EUR"))
+                .build();
     }
 
     public static McpServerDefinition server() {

@@ -10,8 +10,6 @@ import dev.parley.persistence.JournalSchema;
 import dev.parley.persistence.internal.CallEvent;
 import dev.parley.persistence.internal.JournalEventSerializer;
 import dev.parley.runtime.ElicitAnswer;
-import dev.parley.runtime.Elicitation;
-import dev.parley.runtime.Elicitation.FormField;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
@@ -89,14 +87,7 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
         return ToolDefinition.tool(TOOL, BenchTools.CreateInvoice.class)
                 .description("Confirms an invoice; asks for the currency.")
                 .handler((args, ctx) -> {
-                    ElicitAnswer answer = ctx.elicit(
-                            "currency",
-                            Elicitation.form("Which currency should the invoice for " + args.client() + " use?")
-                                    .field(
-                                            "currency",
-                                            FormField.choice("Currency", BenchTools.CURRENCIES)
-                                                    .defaultValue("EUR"))
-                                    .build());
+                    ElicitAnswer answer = ctx.elicit("currency", BenchTools.currencyQuestion(args.client()));
                     String currency =
                             answer instanceof ElicitAnswer.Accepted accepted ? accepted.string("currency") : "none";
                     return ToolResult.text(

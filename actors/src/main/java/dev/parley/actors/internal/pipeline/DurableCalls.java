@@ -197,9 +197,8 @@ final class DurableCalls {
                 return done(McpReply.Error.inBand(request.id(), invalid.toError()));
             }
         }
-        String callId = request.callId() != null
-                ? request.callId()
-                : NewEntityIds.get(system).mint(ToolCallEntity.ENTITY_TYPE_KEY);
+        NewEntityIds newEntityIds = NewEntityIds.get(system);
+        String callId = request.callId() != null ? request.callId() : newEntityIds.mint(ToolCallEntity.ENTITY_TYPE_KEY);
         // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
         return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
                 .thenCompose(overCap -> overCap.isPresent()
@@ -217,6 +216,8 @@ final class DurableCalls {
                                                 replyTo),
                                         settings.askAttemptTimeout(),
                                         settings.askTimeout())
+                                .whenComplete(
+                                        (reply, failure) -> newEntityIds.forget(ToolCallEntity.ENTITY_TYPE_KEY, callId))
                                 .thenCompose(reply -> offeredAnswers == null
                                                 || offeredAnswers.isEmpty()
                                                 || !(reply instanceof ToolCallEntity.Asked asked)

@@ -135,6 +135,8 @@ final class TaskHandOver {
                                                 answers,
                                                 steps,
                                                 replyTo))
+                                .whenComplete(
+                                        (reply, failure) -> newEntityIds.forget(TaskEntity.ENTITY_TYPE_KEY, taskId))
                                 .<McpReply.Final>thenApply(reply -> reply instanceof TaskEntity.TaskView view
                                         ? new McpReply.TaskCreated(
                                                 request.id(), CreateTaskResult.of(tasks.detailed(view)))
