@@ -419,7 +419,7 @@ public final class ToolCallEntity
 
     /*
      * Dispatched by hand rather than with Pekko's handler builders: the builders allocate about
-     * 2.5 KB of cases and lambdas in every entity (one per waiting call) and search them on every
+     * 2.8 KB of cases and lambdas in every entity (one per waiting call) and search them on every
      * command. The first match wins, as with the builders.
      */
     @Override

@@ -78,6 +78,14 @@ public final class BenchTools {
                 });
     }
 
+    /**
+     * One event row into {@code event_journal}, as pekko-persistence-jdbc writes it: persistence id,
+     * sequence number, writer, timestamp, payload, serializer id and manifest.
+     */
+    static final String PLAIN_JOURNAL_INSERT = "INSERT INTO \"event_journal\" (\"deleted\", \"persistence_id\", "
+            + "\"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\", \"event_payload\", "
+            + "\"event_ser_id\", \"event_ser_manifest\") VALUES (false, ?, ?, ?, ?, '', ?, ?, ?)";
+
     /** The invoice tools' one question. */
     static Elicitation.Form currencyQuestion(String client) {
         return Elicitation.form("Which currency should the invoice for " + client + " use?")

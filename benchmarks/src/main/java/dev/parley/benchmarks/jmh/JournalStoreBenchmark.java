@@ -253,7 +253,7 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
             rows = FlowRows.of(bench);
             connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
             connection.setAutoCommit(false);
-            insert = connection.prepareStatement(INSERT);
+            insert = connection.prepareStatement(BenchTools.PLAIN_JOURNAL_INSERT);
         }
 
         @TearDown(Level.Trial)
@@ -262,10 +262,6 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
             connection.close();
         }
     }
-
-    static final String INSERT = "INSERT INTO \"event_journal\" (\"deleted\", \"persistence_id\", "
-            + "\"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\", \"event_payload\", "
-            + "\"event_ser_id\", \"event_ser_manifest\") VALUES (false, ?, ?, ?, ?, '', ?, ?, ?)";
 
     @Benchmark
     @OperationsPerInvocation(FLOWS)

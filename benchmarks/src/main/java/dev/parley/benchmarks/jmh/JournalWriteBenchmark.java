@@ -190,10 +190,7 @@ public class JournalWriteBenchmark extends ParleyBenchmark {
             bench.stepManifest = serializer.manifest(bench.steps.get(0));
             bench.connection = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
             bench.connection.setAutoCommit(false);
-            bench.insert =
-                    bench.connection.prepareStatement("INSERT INTO \"event_journal\" (\"deleted\", \"persistence_id\", "
-                            + "\"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\", \"event_payload\", "
-                            + "\"event_ser_id\", \"event_ser_manifest\") VALUES (false, ?, ?, ?, ?, '', ?, ?, ?)");
+            bench.insert = bench.connection.prepareStatement(BenchTools.PLAIN_JOURNAL_INSERT);
         }
 
         @TearDown(Level.Trial)
