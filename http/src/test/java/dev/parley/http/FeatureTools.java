@@ -363,7 +363,10 @@ final class FeatureTools {
                             "passphrase",
                             Elicitation.form("Passphrase for "
                                             + request.variables().get("name") + "?")
-                                    .field("passphrase", FormField.string("Passphrase"))
+                                    .field(
+                                            "passphrase",
+                                            FormField.string("Passphrase")
+                                                    .notASecret("a fixed test word that opens a test resource"))
                                     .build());
                     String text = pass instanceof ElicitAnswer.Accepted accepted
                                     && "open sesame".equals(accepted.string("passphrase"))

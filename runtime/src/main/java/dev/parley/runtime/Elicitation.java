@@ -24,19 +24,37 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
      * {@link CallContext#elicit(String, TypedForm)} to get the answer as an {@code R}.
      */
     static <R extends Record> TypedForm<R> form(String message, Class<R> answerType) {
-        return new TypedForm<>(new Form(message, RecordSchemas.deriveForm(answerType)), answerType);
+        return new TypedForm<>(
+                new Form(message, RecordSchemas.deriveForm(answerType), RecordSchemas.notSecrets(answerType)),
+                answerType);
     }
 
-    /** URL mode: the user opens {@code url} out of band; {@code accept} only means they agreed to. */
+    /**
+     * URL mode: the user opens {@code url} out of band; {@code accept} only means they agreed to.
+     * The way to collect a secret (a password, a card, a key) is a page of yours behind such a URL.
+     */
     static Url url(String message, String url) {
         return new Url(message, url);
     }
 
-    /** Form mode: a flat object of primitive fields. */
-    record Form(String message, ObjectNode requestedSchema) implements Elicitation {
+    /**
+     * Form mode: a flat object of primitive fields. A field that asks for a secret is refused here
+     * ({@link ElicitationSafety}) unless {@code notSecrets} marks it as none: field name to the
+     * author's reason, kept on the server (never sent).
+     *
+     * @throws UnsafeQuestionException when a field asks for a secret
+     */
+    record Form(String message, ObjectNode requestedSchema, Map<String, String> notSecrets) implements Elicitation {
         public Form {
             Objects.requireNonNull(message, "message");
             Objects.requireNonNull(requestedSchema, "requestedSchema");
+            notSecrets = Map.copyOf(notSecrets);
+            ElicitationSafety.checkForm(requestedSchema, notSecrets);
+        }
+
+        /** A form none of whose fields is marked as no secret. */
+        public Form(String message, ObjectNode requestedSchema) {
+            this(message, requestedSchema, Map.of());
         }
 
         @Override
@@ -75,16 +93,20 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
                 ObjectNode schema = Json.object().put("type", "object");
                 ObjectNode properties = schema.putObject("properties");
                 ArrayNode required = Json.MAPPER.createArrayNode();
+                Map<String, String> notSecrets = new LinkedHashMap<>();
                 fields.forEach((name, field) -> {
                     properties.set(name, field.schema());
                     if (field.required()) {
                         required.add(name);
                     }
+                    if (field.notASecretBecause() != null) {
+                        notSecrets.put(name, field.notASecretBecause());
+                    }
                 });
                 if (!required.isEmpty()) {
                     schema.set("required", required);
                 }
-                return new Form(message, schema);
+                return new Form(message, schema, notSecrets);
             }
         }
     }
@@ -107,14 +129,21 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
                 throw new IllegalArgumentException(answerType.getSimpleName() + " has no field '" + field + "'");
             }
             property.set("default", Json.tree(value));
-            return new TypedForm<>(new Form(form.message(), schema), answerType);
+            return new TypedForm<>(new Form(form.message(), schema, form.notSecrets()), answerType);
         }
     }
 
+    /**
+     * URL mode. The URL is {@code https} (plain {@code http} only to a loopback host, for
+     * development), without credentials in its user-info, and not {@code javascript:} or {@code data:}.
+     *
+     * @throws UnsafeQuestionException when the URL breaks these rules
+     */
     record Url(String message, String url) implements Elicitation {
         public Url {
             Objects.requireNonNull(message, "message");
             Objects.requireNonNull(url, "url");
+            ElicitationSafety.checkUrl(url);
         }
 
         @Override
@@ -137,8 +166,16 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
         }
     }
 
-    /** One primitive field of a form (spec §4.1 {@code PrimitiveSchemaDefinition}); immutable. */
-    record FormField(ObjectNode schema, boolean required) {
+    /**
+     * One primitive field of a form (spec §4.1 {@code PrimitiveSchemaDefinition}); immutable.
+     * {@code notASecretBecause}: the author's reason why a field that looks like a secret is none
+     * (null for most fields).
+     */
+    record FormField(ObjectNode schema, boolean required, String notASecretBecause) {
+
+        public FormField(ObjectNode schema, boolean required) {
+            this(schema, required, null);
+        }
 
         public static FormField string(String title) {
             return of("string", title);
@@ -174,31 +211,43 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
         }
 
         public FormField description(String description) {
-            return new FormField(schema.deepCopy().put("description", description), required);
+            return with(schema.deepCopy().put("description", description));
         }
 
         public FormField defaultValue(String value) {
-            return new FormField(schema.deepCopy().put("default", value), required);
+            return with(schema.deepCopy().put("default", value));
         }
 
         public FormField defaultValue(long value) {
-            return new FormField(schema.deepCopy().put("default", value), required);
+            return with(schema.deepCopy().put("default", value));
         }
 
         public FormField defaultValue(boolean value) {
-            return new FormField(schema.deepCopy().put("default", value), required);
+            return with(schema.deepCopy().put("default", value));
         }
 
         public FormField minimum(long minimum) {
-            return new FormField(schema.deepCopy().put("minimum", minimum), required);
+            return with(schema.deepCopy().put("minimum", minimum));
         }
 
         public FormField maximum(long maximum) {
-            return new FormField(schema.deepCopy().put("maximum", maximum), required);
+            return with(schema.deepCopy().put("maximum", maximum));
         }
 
         public FormField optional() {
-            return new FormField(schema, false);
+            return new FormField(schema, false, notASecretBecause);
+        }
+
+        /**
+         * Marks a field whose name, title or description names a sensitive term but which asks
+         * for no secret; {@code reason} says why (it stays on the server).
+         */
+        public FormField notASecret(String reason) {
+            return new FormField(schema, required, Objects.requireNonNull(reason, "reason"));
+        }
+
+        private FormField with(ObjectNode changed) {
+            return new FormField(changed, required, notASecretBecause);
         }
     }
 }

@@ -37,6 +37,7 @@ public final class ToolDefinition<A> implements CallTarget {
 
     private final java.util.Set<String> requiredScopes;
     private final McpApps.ToolUi ui;
+    private final List<Elicitation.TypedForm<?>> forms;
 
     private ToolDefinition(Builder<A> builder, ToolHandler<A> blocking, AsyncToolHandler<A> async) {
         this.ui = builder.ui;
@@ -53,6 +54,7 @@ public final class ToolDefinition<A> implements CallTarget {
         this.taskSupport = builder.taskSupport;
         this.taskBudget = builder.taskBudget;
         this.requiredScopes = builder.requiredScopes;
+        this.forms = List.copyOf(builder.forms);
     }
 
     public static <A> Builder<A> tool(String name, Class<A> argumentsRecord) {
@@ -181,6 +183,14 @@ public final class ToolDefinition<A> implements CallTarget {
                 ui != null && appsDeclared ? java.util.Map.of("ui", ui) : null);
     }
 
+    /**
+     * The forms this tool declared it asks ({@link Builder#asks}), checked at registration; their
+     * {@code notSecrets} show each field marked as no secret, with its reason.
+     */
+    public List<Elicitation.TypedForm<?>> forms() {
+        return forms;
+    }
+
     /** The MCP Apps view this tool names, if any. */
     public java.util.Optional<McpApps.ToolUi> ui() {
         return java.util.Optional.ofNullable(ui);
@@ -203,6 +213,7 @@ public final class ToolDefinition<A> implements CallTarget {
         private java.time.Duration taskBudget;
         private java.util.Set<String> requiredScopes = java.util.Set.of();
         private McpApps.ToolUi ui;
+        private final List<Elicitation.TypedForm<?>> forms = new java.util.ArrayList<>();
 
         private Builder(String name, Class<A> argumentsType, ObjectNode inputSchema) {
             if (name == null || !NAME.matcher(name).matches()) {
@@ -266,6 +277,26 @@ public final class ToolDefinition<A> implements CallTarget {
          */
         public Builder<A> ui(String viewUri, McpApps.Visibility... visibility) {
             this.ui = new McpApps.ToolUi(viewUri, java.util.List.of(visibility));
+            return this;
+        }
+
+        /**
+         * Declares the typed forms ({@link Elicitation#form(String, Class)}) the handler asks, by
+         * their answer records. Each is checked against the elicitation safety rules here, so a
+         * form field that asks for a secret fails the registration, at start-up, not a user's call.
+         *
+         * @throws UnsafeQuestionException naming the tool and the field
+         */
+        @SafeVarargs
+        public final Builder<A> asks(Class<? extends Record>... answerTypes) {
+            for (Class<? extends Record> answerType : answerTypes) {
+                try {
+                    forms.add(Elicitation.form(answerType.getSimpleName(), answerType));
+                } catch (UnsafeQuestionException e) {
+                    throw new UnsafeQuestionException(
+                            e.field(), "tool " + name + ", form " + answerType.getSimpleName() + ": " + e.getMessage());
+                }
+            }
             return this;
         }
 

@@ -49,4 +49,10 @@ public @interface Tool {
      * {@code APP} alone for a tool only its view calls (hidden from clients without MCP Apps).
      */
     McpApps.Visibility[] uiVisibility() default {};
+
+    /**
+     * The answer records of the typed forms the method asks: checked at registration, see
+     * {@link dev.parley.runtime.ToolDefinition.Builder#asks}.
+     */
+    Class<? extends Record>[] asks() default {};
 }

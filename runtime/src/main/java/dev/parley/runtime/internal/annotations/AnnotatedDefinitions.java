@@ -203,6 +203,7 @@ public final class AnnotatedDefinitions {
             builder.requiredScopes(tool.scopes());
         }
         builder.taskSupport(tool.taskSupport());
+        builder.asks(tool.asks());
         if (!tool.taskBudget().isEmpty()) {
             builder.taskBudget(Duration.parse(tool.taskBudget()));
         }

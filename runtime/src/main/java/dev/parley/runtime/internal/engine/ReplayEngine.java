@@ -19,6 +19,7 @@ import dev.parley.runtime.RootsAnswer;
 import dev.parley.runtime.RootsRequest;
 import dev.parley.runtime.SamplingAnswer;
 import dev.parley.runtime.SamplingRequest;
+import dev.parley.runtime.UnsafeQuestionException;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.time.Instant;
@@ -149,6 +150,17 @@ public final class ReplayEngine {
                     target.name(),
                     report.reference(),
                     cause.toString());
+        } else if (cause instanceof UnsafeQuestionException unsafe) {
+            // The author's mistake: the log says what and how to fix it; the client, which was
+            // sent no question, learns only the reference.
+            report = new FailureReports.Report(FailureReports.newReference(), null);
+            log.error(
+                    "{} {} built a question that breaks the elicitation safety rules; nothing was sent"
+                            + " (reference {}): {}",
+                    target.method(),
+                    target.name(),
+                    report.reference(),
+                    unsafe.getMessage());
         } else {
             report = failures.report(target.method() + " " + target.name(), cause);
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Description;
 import dev.parley.runtime.Json;
+import dev.parley.runtime.NotASecret;
 import dev.parley.runtime.Title;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
@@ -14,6 +15,8 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -75,6 +78,18 @@ public final class RecordSchemas {
             }
         });
         return schema;
+    }
+
+    /** The {@link NotASecret} components of a form's record: field name to the author's reason. */
+    public static Map<String, String> notSecrets(Class<?> recordType) {
+        Map<String, String> reasons = new LinkedHashMap<>();
+        for (RecordComponent component : recordType.getRecordComponents()) {
+            NotASecret notASecret = component.getAnnotation(NotASecret.class);
+            if (notASecret != null) {
+                reasons.put(component.getName(), notASecret.value());
+            }
+        }
+        return reasons;
     }
 
     /** The schema of one value of {@code type}, as a property of a derived schema. */
