@@ -31,8 +31,9 @@ import java.util.concurrent.TimeUnit;
  * a node with {@code GET /calls/{id}/history} on the management port) and reports every place
  * where the code no longer takes the recorded path: a question asked differently (its
  * fingerprint changed), a question that is new, a step that moved, appeared or vanished, an
- * ending that changed. No step action runs: a step the recording does not have stops the run
- * before its action.
+ * ending that changed, a question that breaks the elicitation safety rules. No step action
+ * runs: a step the recording does not have stops the run before its action. The report also
+ * lists the form fields the code marks as no secret, with their reasons.
  *
  * <p>Run it in a unit test over the recordings of calls that wait in production before you
  * deploy a changed tool: a divergence means those calls would ask again, or do something else
@@ -93,7 +94,7 @@ public final class ReplayCheck {
             return thread;
         });
         try {
-            return new Run(target, recording).check(new ReplayEngine(executor));
+            return new Run(new SafetyWatch(target), recording).check(new ReplayEngine(executor));
         } finally {
             executor.shutdownNow();
         }
@@ -101,7 +102,7 @@ public final class ReplayCheck {
 
     /** One check: what the code reaches, compared with what the recording says, as it runs. */
     private static final class Run {
-        private final CallTarget target;
+        private final SafetyWatch target;
         private final CallRecording recording;
         private final List<String> recordedSteps = new ArrayList<>();
         private final List<ReplayReport.Problem> problems = new ArrayList<>();
@@ -109,7 +110,7 @@ public final class ReplayCheck {
         /** Set when the run got past the recording of a call still in progress: the live run is there. */
         private volatile boolean endOfRecording;
 
-        Run(CallTarget target, CallRecording recording) {
+        Run(SafetyWatch target, CallRecording recording) {
             this.target = target;
             this.recording = recording;
             recording.steps().stream()
@@ -150,8 +151,17 @@ public final class ReplayCheck {
             } catch (Exception e) {
                 throw new IllegalStateException("the replay run did not end: " + e, e);
             }
-            compareEnding(outcome);
-            return new ReplayReport(recording.id(), recording.method() + " " + recording.name(), problems);
+            if (target.refused() != null) {
+                problems.add(new ReplayReport.Problem(
+                        ReplayReport.Kind.UNSAFE_QUESTION,
+                        "the code builds a question that breaks the elicitation safety rules; a node sends nothing"
+                                + " and ends the call with an error: "
+                                + target.refused().getMessage()));
+            } else {
+                compareEnding(outcome);
+            }
+            return new ReplayReport(
+                    recording.id(), recording.method() + " " + recording.name(), problems, target.notSecrets());
         }
 
         private synchronized void onStep(String name, boolean recorded) {

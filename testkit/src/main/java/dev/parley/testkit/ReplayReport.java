@@ -3,11 +3,19 @@ package dev.parley.testkit;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** What the replay check found: nothing (the recorded call replays), or each divergence in order. */
-public record ReplayReport(String callId, String target, List<Problem> problems) {
+/**
+ * What the replay check found: nothing (the recorded call replays), or each divergence in order;
+ * and, as notes that are no problem, each form field the code marks as no secret with its reason.
+ */
+public record ReplayReport(String callId, String target, List<Problem> problems, List<String> notSecrets) {
 
     public ReplayReport {
         problems = List.copyOf(problems);
+        notSecrets = List.copyOf(notSecrets);
+    }
+
+    public ReplayReport(String callId, String target, List<Problem> problems) {
+        this(callId, target, problems, List.of());
     }
 
     public enum Kind {
@@ -22,7 +30,9 @@ public record ReplayReport(String callId, String target, List<Problem> problems)
         /** A recorded step is no longer reached. */
         MISSING_STEP,
         /** The call ends differently: it asks where it had a result, or the reverse, or it fails now. */
-        OUTCOME_CHANGED
+        OUTCOME_CHANGED,
+        /** The code builds a form field that asks for a secret, or an unsafe URL question: the call ends with an error. */
+        UNSAFE_QUESTION
     }
 
     public record Problem(Kind kind, String detail) {
@@ -46,10 +56,11 @@ public record ReplayReport(String callId, String target, List<Problem> problems)
 
     @Override
     public String toString() {
+        String notes = notSecrets.stream().map(note -> "\n  note: " + note).collect(Collectors.joining());
         if (problems.isEmpty()) {
-            return "call " + callId + " (" + target + ") replays on today's code";
+            return "call " + callId + " (" + target + ") replays on today's code" + notes;
         }
         return "call " + callId + " (" + target + ") does not replay on today's code:\n"
-                + problems.stream().map(p -> "  - " + p).collect(Collectors.joining("\n"));
+                + problems.stream().map(p -> "  - " + p).collect(Collectors.joining("\n")) + notes;
     }
 }

@@ -44,12 +44,16 @@ import java.util.concurrent.TimeoutException;
  * steps), exactly as on a node; answers are checked against their question's schema first.
  * The kit counts how often each step's action really ran, so a test can show that a re-run
  * ({@link #rerun()}) repeats no effect.
+ *
+ * <p>A round whose handler builds a question that breaks the elicitation safety rules (a form
+ * field that asks for a secret, an unsafe URL) fails the test with the rule's message; on a node
+ * the call would end with an error. Fields marked as no secret are listed by {@link #notSecrets()}.
  */
 public final class ToolTestKit implements AutoCloseable {
     private static final ClientCapabilities EVERYTHING = ClientCapabilities.of(
             Json.parse("{\"elicitation\":{\"form\":{},\"url\":{}},\"sampling\":{},\"roots\":{}}"));
 
-    private final CallTarget target;
+    private final SafetyWatch target;
     private final ExecutorService executor = Executors.newSingleThreadExecutor(work -> {
         Thread thread = new Thread(work, "parley-testkit-tool");
         thread.setDaemon(true);
@@ -70,7 +74,7 @@ public final class ToolTestKit implements AutoCloseable {
     private int rounds;
 
     private ToolTestKit(CallTarget target) {
-        this.target = target;
+        this.target = new SafetyWatch(target);
     }
 
     /** A kit for one tool, prompt or resource reader ({@code server.target(method, name)}). */
@@ -177,6 +181,15 @@ public final class ToolTestKit implements AutoCloseable {
         return last;
     }
 
+    /**
+     * The form fields marked as no secret ({@code @NotASecret}, {@code FormField.notASecret}) in
+     * the questions this kit's calls asked, one line each with the question, the field and the
+     * author's reason.
+     */
+    public List<String> notSecrets() {
+        return target.notSecrets();
+    }
+
     /** How often the action of step {@code name} really ran in this call (0 if never). */
     public int stepRuns(String name) {
         return actionRuns.getOrDefault(name, 0);
@@ -251,6 +264,14 @@ public final class ToolTestKit implements AutoCloseable {
             throw new IllegalStateException("interrupted while the round ran", e);
         } catch (Exception e) {
             throw new IllegalStateException("the round could not run", e);
+        }
+        if (target.refused() != null) {
+            throw new AssertionError(
+                    "round " + rounds + " of " + target.method() + " " + target.name()
+                            + " built a question that breaks the elicitation safety rules; a node sends"
+                            + " nothing and ends the call with an error: "
+                            + target.refused().getMessage(),
+                    target.refused());
         }
         if (outcome instanceof RunOutcome.NeedsInput needs) {
             synchronized (steps) {
