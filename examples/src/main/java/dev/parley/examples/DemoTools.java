@@ -199,6 +199,7 @@ public final class DemoTools {
                 .requiredScopes("venue:book")
                 .taskSupport(TaskSupport.OPTIONAL)
                 .ui(VenueCalendar.URI)
+                .asks(AlternativeDate.class) // its one form, checked at start-up; the deposit goes by URL
                 .handler(this::bookVenue);
     }
 
@@ -221,6 +222,9 @@ public final class DemoTools {
                 return ToolResult.error("Nothing booked: " + date + " is taken too.");
             }
         }
+        // snippet: deposit_url
+        // Card data never goes through the client: the user pays on our own page (URL mode), and the
+        // tool asks again until the page has recorded the payment.
         String url = paymentBaseUrl.get() + "/pay/" + depositId;
         for (int attempt = 1; !ledger.contains("deposit", depositId); attempt++) {
             ctx.elicit(
@@ -228,6 +232,7 @@ public final class DemoTools {
                             Elicitation.url("Pay the 200 EUR deposit for " + date + " on the payment page.", url))
                     .orElseReturn(no -> ToolResult.text("Nothing booked: the deposit request was " + no + "."));
         }
+        // end snippet
         String bookedDate = date;
         // The questions are over; writing the contract takes a while. A client that declared the
         // tasks extension gets a task here (and polls tasks/get); any other client waits for the result.
