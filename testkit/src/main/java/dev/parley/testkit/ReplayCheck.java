@@ -152,11 +152,8 @@ public final class ReplayCheck {
                 throw new IllegalStateException("the replay run did not end: " + e, e);
             }
             if (target.refused() != null) {
-                problems.add(new ReplayReport.Problem(
-                        ReplayReport.Kind.UNSAFE_QUESTION,
-                        "the code builds a question that breaks the elicitation safety rules; a node sends nothing"
-                                + " and ends the call with an error: "
-                                + target.refused().getMessage()));
+                problems.add(
+                        new ReplayReport.Problem(ReplayReport.Kind.UNSAFE_QUESTION, "the code " + target.refusal()));
             } else {
                 compareEnding(outcome);
             }

@@ -48,6 +48,12 @@ final class SafetyWatch implements CallTarget {
         return refused;
     }
 
+    /** What the last run did wrong, as a report says it after its subject. */
+    String refusal() {
+        return "builds a question that breaks the elicitation safety rules; a node sends nothing and ends the"
+                + " call with an error: " + refused.getMessage();
+    }
+
     /** One line per field marked as no secret in a question asked so far: question, field, reason. */
     List<String> notSecrets() {
         synchronized (notSecrets) {

@@ -267,10 +267,7 @@ public final class ToolTestKit implements AutoCloseable {
         }
         if (target.refused() != null) {
             throw new AssertionError(
-                    "round " + rounds + " of " + target.method() + " " + target.name()
-                            + " built a question that breaks the elicitation safety rules; a node sends"
-                            + " nothing and ends the call with an error: "
-                            + target.refused().getMessage(),
+                    "round " + rounds + " of " + target.method() + " " + target.name() + " " + target.refusal(),
                     target.refused());
         }
         if (outcome instanceof RunOutcome.NeedsInput needs) {

@@ -47,7 +47,7 @@ class ElicitationSafetyReportTest {
             AssertionError failed = assertThrows(AssertionError.class, () -> kit.answer("plan", new Plan("basic")));
             assertTrue(
                     failed.getMessage()
-                            .startsWith("round 2 of tools/call connect_shop built a question that breaks the"
+                            .startsWith("round 2 of tools/call connect_shop builds a question that breaks the"
                                     + " elicitation safety rules"),
                     failed.getMessage());
             assertTrue(
