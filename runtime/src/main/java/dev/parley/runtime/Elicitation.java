@@ -39,10 +39,8 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
 
     /**
      * Form mode: a flat object of primitive fields. A field that asks for a secret is refused here
-     * ({@link ElicitationSafety}) unless {@code notSecrets} marks it as none: field name to the
-     * author's reason, kept on the server (never sent).
-     *
-     * @throws UnsafeQuestionException when a field asks for a secret
+     * with an {@link UnsafeQuestionException} ({@link ElicitationSafety}) unless {@code notSecrets}
+     * marks it as none: field name to the author's reason, kept on the server (never sent).
      */
     record Form(String message, ObjectNode requestedSchema, Map<String, String> notSecrets) implements Elicitation {
         public Form {
@@ -135,9 +133,8 @@ public sealed interface Elicitation extends InputQuestion permits Elicitation.Fo
 
     /**
      * URL mode. The URL is {@code https} (plain {@code http} only to a loopback host, for
-     * development), without credentials in its user-info, and not {@code javascript:} or {@code data:}.
-     *
-     * @throws UnsafeQuestionException when the URL breaks these rules
+     * development), without credentials in its user-info, and not {@code javascript:} or
+     * {@code data:}; any other is refused here with an {@link UnsafeQuestionException}.
      */
     record Url(String message, String url) implements Elicitation {
         public Url {
