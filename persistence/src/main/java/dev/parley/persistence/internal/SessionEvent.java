@@ -12,6 +12,33 @@ public sealed interface SessionEvent extends JournalEvent {
 
     Instant at();
 
+    /** Every session event type and the name its rows are stored under (never changed: journals hold it). */
+    enum Type implements JournalEvent.Type {
+        OPENED(SessionOpened.class, "parley.session.opened.v1"),
+        LOG_LEVEL_SET(LogLevelSet.class, "parley.session.log-level-set.v1"),
+        RESOURCE_SUBSCRIBED(ResourceSubscribed.class, "parley.session.resource-subscribed.v1"),
+        RESOURCE_UNSUBSCRIBED(ResourceUnsubscribed.class, "parley.session.resource-unsubscribed.v1"),
+        ENDED(SessionEnded.class, "parley.session.ended.v1");
+
+        private final Class<? extends SessionEvent> eventClass;
+        private final String storedName;
+
+        Type(Class<? extends SessionEvent> eventClass, String storedName) {
+            this.eventClass = eventClass;
+            this.storedName = storedName;
+        }
+
+        @Override
+        public Class<? extends SessionEvent> eventClass() {
+            return eventClass;
+        }
+
+        @Override
+        public String storedName() {
+            return storedName;
+        }
+    }
+
     /** {@code initialize} succeeded: the negotiated version and what the client declared. */
     record SessionOpened(
             String principal, String protocolVersion, ObjectNode capabilities, ObjectNode clientInfo, Instant at)

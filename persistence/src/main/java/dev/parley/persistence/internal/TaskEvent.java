@@ -19,6 +19,86 @@ public sealed interface TaskEvent extends JournalEvent {
 
     Instant at();
 
+    /** Calls {@code visitor}'s method for this event's type. */
+    void accept(Visitor visitor);
+
+    /** One method per task event type. */
+    interface Visitor {
+        void visit(TaskCreated event);
+
+        void visit(TaskStepRecorded event);
+
+        void visit(TaskInputRequested event);
+
+        void visit(TaskAnswersReceived event);
+
+        void visit(TaskCompleted event);
+
+        void visit(TaskFailed event);
+
+        void visit(TaskCancelled event);
+    }
+
+    /** A task's status as its latest event tells; {@code label} is its wire name. */
+    enum Status {
+        WORKING("working", true),
+        INPUT_REQUIRED("input_required", true),
+        COMPLETED("completed", false),
+        FAILED("failed", false),
+        CANCELLED("cancelled", false);
+
+        public final String label;
+        public final boolean open;
+
+        Status(String label, boolean open) {
+            this.label = label;
+            this.open = open;
+        }
+    }
+
+    /**
+     * Every task event type: the name its rows are stored under (never changed: journals hold it)
+     * and the task's status once it is the latest event. Answers received count as working: the
+     * journal alone does not tell whether they were all the task waited for (the entity does).
+     */
+    enum Type implements JournalEvent.Type {
+        CREATED(TaskCreated.class, "parley.task.created.v1", Status.WORKING),
+        STEP_RECORDED(TaskStepRecorded.class, "parley.task.step-recorded.v1", Status.WORKING),
+        INPUT_REQUESTED(TaskInputRequested.class, "parley.task.input-requested.v1", Status.INPUT_REQUIRED),
+        ANSWERS_RECEIVED(TaskAnswersReceived.class, "parley.task.answers-received.v1", Status.WORKING),
+        COMPLETED(TaskCompleted.class, "parley.task.completed.v1", Status.COMPLETED),
+        FAILED(TaskFailed.class, "parley.task.failed.v1", Status.FAILED),
+        CANCELLED(TaskCancelled.class, "parley.task.cancelled.v1", Status.CANCELLED);
+
+        private final Class<? extends TaskEvent> eventClass;
+        private final String storedName;
+        private final Status statusAfter;
+
+        Type(Class<? extends TaskEvent> eventClass, String storedName, Status statusAfter) {
+            this.eventClass = eventClass;
+            this.storedName = storedName;
+            this.statusAfter = statusAfter;
+        }
+
+        @Override
+        public Class<? extends TaskEvent> eventClass() {
+            return eventClass;
+        }
+
+        @Override
+        public String storedName() {
+            return storedName;
+        }
+
+        public Status statusAfter() {
+            return statusAfter;
+        }
+
+        public static Type of(TaskEvent event) {
+            return JournalEvent.typeOf(values(), event);
+        }
+    }
+
     /**
      * The call became a task. {@code answers} and {@code steps} are what its synchronous rounds
      * recorded before; the background run starts from them and asks with {@code capabilities},
@@ -50,20 +130,55 @@ public sealed interface TaskEvent extends JournalEvent {
                 Instant at) {
             this(method, name, arguments, principal, capabilities, answers, steps, ttlMs, at, null);
         }
+
+        @Override
+        public void accept(Visitor visitor) {
+            visitor.visit(this);
+        }
     }
 
-    record TaskStepRecorded(String name, JsonNode value, Instant at) implements TaskEvent {}
+    record TaskStepRecorded(String name, JsonNode value, Instant at) implements TaskEvent {
+        @Override
+        public void accept(Visitor visitor) {
+            visitor.visit(this);
+        }
+    }
 
     /** The run asked: the task is {@code input_required} until every question is answered. */
-    record TaskInputRequested(List<AskedQuestion> questions, Instant at) implements TaskEvent {}
+    record TaskInputRequested(List<AskedQuestion> questions, Instant at) implements TaskEvent {
+        @Override
+        public void accept(Visitor visitor) {
+            visitor.visit(this);
+        }
+    }
 
     /** Answers from a {@code tasks/update} (possibly a part of the open questions). */
-    record TaskAnswersReceived(Map<String, RecordedAnswer> answers, Instant at) implements TaskEvent {}
+    record TaskAnswersReceived(Map<String, RecordedAnswer> answers, Instant at) implements TaskEvent {
+        @Override
+        public void accept(Visitor visitor) {
+            visitor.visit(this);
+        }
+    }
 
-    record TaskCompleted(ObjectNode result, Instant at) implements TaskEvent {}
+    record TaskCompleted(ObjectNode result, Instant at) implements TaskEvent {
+        @Override
+        public void accept(Visitor visitor) {
+            visitor.visit(this);
+        }
+    }
 
     /** A JSON-RPC (protocol) error, an internal failure, or the ttl ran out. */
-    record TaskFailed(ErrorObject error, Instant at) implements TaskEvent {}
+    record TaskFailed(ErrorObject error, Instant at) implements TaskEvent {
+        @Override
+        public void accept(Visitor visitor) {
+            visitor.visit(this);
+        }
+    }
 
-    record TaskCancelled(Instant at) implements TaskEvent {}
+    record TaskCancelled(Instant at) implements TaskEvent {
+        @Override
+        public void accept(Visitor visitor) {
+            visitor.visit(this);
+        }
+    }
 }

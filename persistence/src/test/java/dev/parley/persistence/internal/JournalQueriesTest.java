@@ -32,13 +32,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class JournalQueriesTest {
     private static final String TASK = "Task|";
-    private static final String CREATED = JournalEventSerializer.TASK_CREATED;
-    private static final String STEP = "parley.task.step-recorded.v1";
-    private static final String ASKED = JournalEventSerializer.TASK_INPUT_REQUESTED;
-    private static final String ANSWERED = "parley.task.answers-received.v1";
-    private static final String COMPLETED = JournalEventSerializer.TASK_COMPLETED;
-    private static final String FAILED = JournalEventSerializer.TASK_FAILED;
-    private static final String CANCELLED = JournalEventSerializer.TASK_CANCELLED;
+    private static final String CREATED = TaskEvent.Type.CREATED.storedName();
+    private static final String STEP = TaskEvent.Type.STEP_RECORDED.storedName();
+    private static final String ASKED = TaskEvent.Type.INPUT_REQUESTED.storedName();
+    private static final String ANSWERED = TaskEvent.Type.ANSWERS_RECEIVED.storedName();
+    private static final String COMPLETED = TaskEvent.Type.COMPLETED.storedName();
+    private static final String FAILED = TaskEvent.Type.FAILED.storedName();
+    private static final String CANCELLED = TaskEvent.Type.CANCELLED.storedName();
     /** What TaskResumer treats as resting: waiting for answers, or ended. */
     private static final Set<String> RESTING = Set.of(ASKED, COMPLETED, FAILED, CANCELLED);
 
