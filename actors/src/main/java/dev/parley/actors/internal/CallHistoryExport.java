@@ -3,6 +3,7 @@ package dev.parley.actors.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.persistence.internal.CallEvent;
+import dev.parley.persistence.internal.JournalEvent;
 import dev.parley.persistence.internal.TaskEvent;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.AskedQuestion;
@@ -80,7 +81,7 @@ public final class CallHistoryExport {
 
         void apply(CallEvent event) {
             event.accept(this);
-            status = switch (CallEvent.Type.of(event).statusAfter()) {
+            status = switch (JournalEvent.statusAfter(CallEvent.TYPES, event)) {
                 case WAITING -> CallRecording.Status.INPUT_REQUIRED;
                 case RUNNING -> CallRecording.Status.WORKING;
                 case COMPLETED -> CallRecording.Status.COMPLETED;
@@ -91,7 +92,7 @@ public final class CallHistoryExport {
 
         void apply(TaskEvent event) {
             event.accept(this);
-            status = switch (TaskEvent.Type.of(event).statusAfter()) {
+            status = switch (JournalEvent.statusAfter(TaskEvent.TYPES, event)) {
                 case WORKING -> CallRecording.Status.WORKING;
                 case INPUT_REQUIRED -> CallRecording.Status.INPUT_REQUIRED;
                 case COMPLETED -> CallRecording.Status.COMPLETED;

@@ -21,7 +21,7 @@ public final class TaskResumer implements Runnable {
             dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
     /** A task whose latest event is one of these is waiting or done: nothing to resume. */
     private static final Set<String> RESTING =
-            JournalEvent.storedNames(TaskEvent.Type.values(), type -> type.statusAfter() != TaskEvent.Status.WORKING);
+            JournalEvent.storedNames(TaskEvent.TYPES, status -> status != TaskEvent.Status.WORKING);
 
     private final JournalQueries journal;
     private final ClusterSharding sharding;

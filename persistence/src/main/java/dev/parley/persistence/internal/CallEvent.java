@@ -8,13 +8,14 @@ import dev.parley.runtime.internal.engine.CallHistory.RecordedAnswer;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * The journal of one multi-round call. Events are facts, named in the past tense; their JSON
  * shape is their schema, so fields are only ever added (with defaults), never renamed.
  *
- * <p>{@link Type} lists every event type once, with its stored name and the call's status after
+ * <p>{@link #TYPES} lists every event type once, with its stored name and the call's status after
  * it; {@link Visitor} makes each reader of the journal handle every type (a new type does not
  * compile until each visitor has a method for it).
  */
@@ -40,67 +41,38 @@ public sealed interface CallEvent extends JournalEvent {
         void visit(CallFailed event);
     }
 
-    /** What a call is doing, as its latest event tells; {@code label} is how the console and docs name it. */
+    /** What a call is doing, as its latest event tells. */
     enum Status {
         /** Its questions are out: it waits for the client's retry with the answers. */
-        WAITING("waiting", true),
+        WAITING(true),
         /** A round runs (its answers or steps are journaled, its outcome not yet). */
-        RUNNING("running", true),
-        COMPLETED("completed", false),
-        FAILED("failed", false),
+        RUNNING(true),
+        COMPLETED(false),
+        FAILED(false),
         /** A task owns the rest of the call. */
-        BECAME_TASK("became_task", false);
+        BECAME_TASK(false);
 
-        public final String label;
         public final boolean open;
 
-        Status(String label, boolean open) {
-            this.label = label;
+        Status(boolean open) {
             this.open = open;
         }
-    }
 
-    /**
-     * Every call event type: the name its rows are stored under (never changed: journals hold it)
-     * and the call's status once it is the latest event.
-     */
-    enum Type implements JournalEvent.Type {
-        STARTED(CallStarted.class, "parley.call.started.v1", Status.WAITING),
-        ANSWERS_RECEIVED(AnswersReceived.class, "parley.call.answers-received.v1", Status.RUNNING),
-        STEP_RECORDED(StepRecorded.class, "parley.call.step-recorded.v1", Status.RUNNING),
-        INPUT_REQUESTED(InputRequested.class, "parley.call.input-requested.v1", Status.WAITING),
-        COMPLETED(CallCompleted.class, "parley.call.completed.v1", Status.COMPLETED),
-        BECAME_TASK(CallBecameTask.class, "parley.call.became-task.v1", Status.BECAME_TASK),
-        FAILED(CallFailed.class, "parley.call.failed.v1", Status.FAILED);
-
-        private final Class<? extends CallEvent> eventClass;
-        private final String storedName;
-        private final Status statusAfter;
-
-        Type(Class<? extends CallEvent> eventClass, String storedName, Status statusAfter) {
-            this.eventClass = eventClass;
-            this.storedName = storedName;
-            this.statusAfter = statusAfter;
-        }
-
-        @Override
-        public Class<? extends CallEvent> eventClass() {
-            return eventClass;
-        }
-
-        @Override
-        public String storedName() {
-            return storedName;
-        }
-
-        public Status statusAfter() {
-            return statusAfter;
-        }
-
-        public static Type of(CallEvent event) {
-            return JournalEvent.typeOf(values(), event);
+        /** How the console and the docs name it: {@code waiting}, {@code became_task}, ... */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
         }
     }
+
+    /** Every call event type, its stored name and the call's status once it is the latest event. */
+    List<JournalEvent.Type<Status>> TYPES = List.of(
+            new JournalEvent.Type<>(CallStarted.class, "parley.call.started.v1", Status.WAITING),
+            new JournalEvent.Type<>(AnswersReceived.class, "parley.call.answers-received.v1", Status.RUNNING),
+            new JournalEvent.Type<>(StepRecorded.class, "parley.call.step-recorded.v1", Status.RUNNING),
+            new JournalEvent.Type<>(InputRequested.class, "parley.call.input-requested.v1", Status.WAITING),
+            new JournalEvent.Type<>(CallCompleted.class, "parley.call.completed.v1", Status.COMPLETED),
+            new JournalEvent.Type<>(CallBecameTask.class, "parley.call.became-task.v1", Status.BECAME_TASK),
+            new JournalEvent.Type<>(CallFailed.class, "parley.call.failed.v1", Status.FAILED));
 
     /**
      * The first round asked questions: the call becomes durable. {@code steps} are the step

@@ -1,7 +1,6 @@
 package dev.parley.persistence.internal;
 
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -11,47 +10,41 @@ import java.util.stream.Stream;
  * Marker for everything Parley writes to the journal. Bound to {@link JournalEventSerializer},
  * which stores each event under a stable type name, never its class name.
  *
- * <p>The journal's vocabulary is declared once, in the {@code Type} enum of each journal
- * ({@link CallEvent.Type}, {@link TaskEvent.Type}, {@link SessionEvent.Type}): which record each
- * stored name reads as and, for calls and tasks, the entity's status after it. The serializer and
- * every reader of raw journal rows (gauges, task resumer, console) take names and statuses from
- * there; {@code JournalVocabularyTest} checks each enum against its sealed interface's permitted
- * records.
+ * <p>The journal's vocabulary is declared once, in the {@code TYPES} list of each journal
+ * ({@link CallEvent#TYPES}, {@link TaskEvent#TYPES}, {@link SessionEvent#TYPES}): which record each
+ * stored name reads as, and the entity's status after it. The serializer and every reader of raw
+ * journal rows (gauges, task resumer, console) take names and statuses from there;
+ * {@code JournalVocabularyTest} checks each list against its sealed interface's permitted records.
  */
 public interface JournalEvent {
 
-    /** One stored event type: its record and the name its rows carry. */
-    interface Type {
-        Class<? extends JournalEvent> eventClass();
-
-        String storedName();
-    }
+    /**
+     * One stored event type: its record, the name its rows carry (never changed: journals hold it),
+     * and the entity's status once it is the latest event.
+     */
+    record Type<S extends Enum<S>>(Class<? extends JournalEvent> eventClass, String storedName, S statusAfter) {}
 
     /** Every event type of every journal. */
-    static List<Type> types() {
-        return Stream.of(CallEvent.Type.values(), TaskEvent.Type.values(), SessionEvent.Type.values())
-                .flatMap(Stream::of)
-                .map(Type.class::cast)
-                .toList();
+    static List<Type<?>> types() {
+        return Stream.<List<? extends Type<?>>>of(CallEvent.TYPES, TaskEvent.TYPES, SessionEvent.TYPES)
+                .flatMap(List::stream)
+                .collect(Collectors.toUnmodifiableList());
     }
 
-    /** The stored names of those of {@code types} that {@code which} selects. */
-    static <T extends Type> Set<String> storedNames(T[] types, Predicate<? super T> which) {
-        return Stream.of(types).filter(which).map(Type::storedName).collect(Collectors.toUnmodifiableSet());
+    /** The stored names of those of {@code types} whose status after them {@code which} selects. */
+    static <S extends Enum<S>> Set<String> storedNames(List<Type<S>> types, Predicate<S> which) {
+        return types.stream()
+                .filter(type -> which.test(type.statusAfter()))
+                .map(Type::storedName)
+                .collect(Collectors.toUnmodifiableSet());
     }
 
-    /** The one of {@code types} whose record {@code event} is. */
-    static <T extends Type> T typeOf(T[] types, JournalEvent event) {
-        return Stream.of(types)
+    /** The status after {@code event}, one of {@code types}. */
+    static <S extends Enum<S>> S statusAfter(List<Type<S>> types, JournalEvent event) {
+        return types.stream()
                 .filter(type -> type.eventClass() == event.getClass())
                 .findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no type lists " + event.getClass()));
-    }
-
-    /** The one of {@code types} stored under {@code storedName}, if any. */
-    static <T extends Type> Optional<T> typeNamed(T[] types, String storedName) {
-        return Stream.of(types)
-                .filter(type -> type.storedName().equals(storedName))
-                .findFirst();
+                .orElseThrow(() -> new IllegalArgumentException("no type lists " + event.getClass()))
+                .statusAfter();
     }
 }

@@ -9,7 +9,7 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
 
 /**
  * JSON serializer for journal events with stable type names as manifests (declared in each
- * journal's {@code Type} enum). Renaming or moving an event class changes nothing stored; changing
+ * journal's {@code TYPES}). Renaming or moving an event class changes nothing stored; changing
  * an event's meaning needs a new name.
  */
 public final class JournalEventSerializer extends SerializerWithStringManifest {

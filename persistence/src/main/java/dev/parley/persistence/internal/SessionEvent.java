@@ -2,6 +2,7 @@ package dev.parley.persistence.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The journal of one 2025-11-25 session ({@code initialize} … DELETE). What a session remembers
@@ -12,32 +13,19 @@ public sealed interface SessionEvent extends JournalEvent {
 
     Instant at();
 
-    /** Every session event type and the name its rows are stored under (never changed: journals hold it). */
-    enum Type implements JournalEvent.Type {
-        OPENED(SessionOpened.class, "parley.session.opened.v1"),
-        LOG_LEVEL_SET(LogLevelSet.class, "parley.session.log-level-set.v1"),
-        RESOURCE_SUBSCRIBED(ResourceSubscribed.class, "parley.session.resource-subscribed.v1"),
-        RESOURCE_UNSUBSCRIBED(ResourceUnsubscribed.class, "parley.session.resource-unsubscribed.v1"),
-        ENDED(SessionEnded.class, "parley.session.ended.v1");
-
-        private final Class<? extends SessionEvent> eventClass;
-        private final String storedName;
-
-        Type(Class<? extends SessionEvent> eventClass, String storedName) {
-            this.eventClass = eventClass;
-            this.storedName = storedName;
-        }
-
-        @Override
-        public Class<? extends SessionEvent> eventClass() {
-            return eventClass;
-        }
-
-        @Override
-        public String storedName() {
-            return storedName;
-        }
+    /** Whether a session answers, as its latest event tells. */
+    enum Status {
+        OPEN,
+        ENDED
     }
+
+    /** Every session event type, its stored name and the session's status once it is the latest event. */
+    List<JournalEvent.Type<Status>> TYPES = List.of(
+            new JournalEvent.Type<>(SessionOpened.class, "parley.session.opened.v1", Status.OPEN),
+            new JournalEvent.Type<>(LogLevelSet.class, "parley.session.log-level-set.v1", Status.OPEN),
+            new JournalEvent.Type<>(ResourceSubscribed.class, "parley.session.resource-subscribed.v1", Status.OPEN),
+            new JournalEvent.Type<>(ResourceUnsubscribed.class, "parley.session.resource-unsubscribed.v1", Status.OPEN),
+            new JournalEvent.Type<>(SessionEnded.class, "parley.session.ended.v1", Status.ENDED));
 
     /** {@code initialize} succeeded: the negotiated version and what the client declared. */
     record SessionOpened(

@@ -8,6 +8,7 @@ import dev.parley.runtime.internal.engine.CallHistory.RecordedAnswer;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -39,65 +40,39 @@ public sealed interface TaskEvent extends JournalEvent {
         void visit(TaskCancelled event);
     }
 
-    /** A task's status as its latest event tells; {@code label} is its wire name. */
+    /** A task's status as its latest event tells. */
     enum Status {
-        WORKING("working", true),
-        INPUT_REQUIRED("input_required", true),
-        COMPLETED("completed", false),
-        FAILED("failed", false),
-        CANCELLED("cancelled", false);
+        WORKING(true),
+        INPUT_REQUIRED(true),
+        COMPLETED(false),
+        FAILED(false),
+        CANCELLED(false);
 
-        public final String label;
         public final boolean open;
 
-        Status(String label, boolean open) {
-            this.label = label;
+        Status(boolean open) {
             this.open = open;
+        }
+
+        /** Its wire name: {@code working}, {@code input_required}, ... */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
     /**
-     * Every task event type: the name its rows are stored under (never changed: journals hold it)
-     * and the task's status once it is the latest event. Answers received count as working: the
-     * journal alone does not tell whether they were all the task waited for (the entity does).
+     * Every task event type, its stored name and the task's status once it is the latest event.
+     * Answers received count as working: the journal alone does not tell whether they were all the
+     * task waited for (the entity does).
      */
-    enum Type implements JournalEvent.Type {
-        CREATED(TaskCreated.class, "parley.task.created.v1", Status.WORKING),
-        STEP_RECORDED(TaskStepRecorded.class, "parley.task.step-recorded.v1", Status.WORKING),
-        INPUT_REQUESTED(TaskInputRequested.class, "parley.task.input-requested.v1", Status.INPUT_REQUIRED),
-        ANSWERS_RECEIVED(TaskAnswersReceived.class, "parley.task.answers-received.v1", Status.WORKING),
-        COMPLETED(TaskCompleted.class, "parley.task.completed.v1", Status.COMPLETED),
-        FAILED(TaskFailed.class, "parley.task.failed.v1", Status.FAILED),
-        CANCELLED(TaskCancelled.class, "parley.task.cancelled.v1", Status.CANCELLED);
-
-        private final Class<? extends TaskEvent> eventClass;
-        private final String storedName;
-        private final Status statusAfter;
-
-        Type(Class<? extends TaskEvent> eventClass, String storedName, Status statusAfter) {
-            this.eventClass = eventClass;
-            this.storedName = storedName;
-            this.statusAfter = statusAfter;
-        }
-
-        @Override
-        public Class<? extends TaskEvent> eventClass() {
-            return eventClass;
-        }
-
-        @Override
-        public String storedName() {
-            return storedName;
-        }
-
-        public Status statusAfter() {
-            return statusAfter;
-        }
-
-        public static Type of(TaskEvent event) {
-            return JournalEvent.typeOf(values(), event);
-        }
-    }
+    List<JournalEvent.Type<Status>> TYPES = List.of(
+            new JournalEvent.Type<>(TaskCreated.class, "parley.task.created.v1", Status.WORKING),
+            new JournalEvent.Type<>(TaskStepRecorded.class, "parley.task.step-recorded.v1", Status.WORKING),
+            new JournalEvent.Type<>(TaskInputRequested.class, "parley.task.input-requested.v1", Status.INPUT_REQUIRED),
+            new JournalEvent.Type<>(TaskAnswersReceived.class, "parley.task.answers-received.v1", Status.WORKING),
+            new JournalEvent.Type<>(TaskCompleted.class, "parley.task.completed.v1", Status.COMPLETED),
+            new JournalEvent.Type<>(TaskFailed.class, "parley.task.failed.v1", Status.FAILED),
+            new JournalEvent.Type<>(TaskCancelled.class, "parley.task.cancelled.v1", Status.CANCELLED));
 
     /**
      * The call became a task. {@code answers} and {@code steps} are what its synchronous rounds

@@ -36,9 +36,9 @@ final class GoldenEventFixtures {
             samples.putIfAbsent(serializer.manifest(event), event);
         }
         // The optional trace parent, as written by calls and tasks started inside a trace.
-        CallEvent.CallStarted started = (CallEvent.CallStarted) samples.get(CallEvent.Type.STARTED.storedName());
+        CallEvent.CallStarted started = (CallEvent.CallStarted) samples.get("parley.call.started.v1");
         samples.put(
-                CallEvent.Type.STARTED.storedName() + "+trace",
+                "parley.call.started.v1+trace",
                 new CallEvent.CallStarted(
                         started.method(),
                         started.name(),
@@ -48,9 +48,9 @@ final class GoldenEventFixtures {
                         started.questions(),
                         started.startedAt(),
                         "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
-        TaskEvent.TaskCreated created = (TaskEvent.TaskCreated) samples.get(TaskEvent.Type.CREATED.storedName());
+        TaskEvent.TaskCreated created = (TaskEvent.TaskCreated) samples.get("parley.task.created.v1");
         samples.put(
-                TaskEvent.Type.CREATED.storedName() + "+trace",
+                "parley.task.created.v1" + "+trace",
                 new TaskEvent.TaskCreated(
                         created.method(),
                         created.name(),

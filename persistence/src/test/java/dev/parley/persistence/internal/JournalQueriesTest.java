@@ -32,13 +32,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class JournalQueriesTest {
     private static final String TASK = "Task|";
-    private static final String CREATED = TaskEvent.Type.CREATED.storedName();
-    private static final String STEP = TaskEvent.Type.STEP_RECORDED.storedName();
-    private static final String ASKED = TaskEvent.Type.INPUT_REQUESTED.storedName();
-    private static final String ANSWERED = TaskEvent.Type.ANSWERS_RECEIVED.storedName();
-    private static final String COMPLETED = TaskEvent.Type.COMPLETED.storedName();
-    private static final String FAILED = TaskEvent.Type.FAILED.storedName();
-    private static final String CANCELLED = TaskEvent.Type.CANCELLED.storedName();
+    private static final String CREATED = "parley.task.created.v1";
+    private static final String STEP = "parley.task.step-recorded.v1";
+    private static final String ASKED = "parley.task.input-requested.v1";
+    private static final String ANSWERED = "parley.task.answers-received.v1";
+    private static final String COMPLETED = "parley.task.completed.v1";
+    private static final String FAILED = "parley.task.failed.v1";
+    private static final String CANCELLED = "parley.task.cancelled.v1";
     /** What TaskResumer treats as resting: waiting for answers, or ended. */
     private static final Set<String> RESTING = Set.of(ASKED, COMPLETED, FAILED, CANCELLED);
 

@@ -16,19 +16,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * calls have left memory): calls waiting for input, and open tasks by status. Run periodically
  * on the housekeeping thread; a scrape reads the last values. One run is one query: the journal
  * counts entities by their latest event's manifest, and each gauge sums the counts of the
- * manifests that leave the status it shows ({@link CallEvent.Type}, {@link TaskEvent.Type}).
+ * manifests that leave the status it shows ({@link CallEvent#TYPES}, {@link TaskEvent#TYPES}).
  */
 public final class JournalGauges implements Runnable {
     private static final String CALLS = "ToolCall|";
     private static final String TASKS = "Task|";
     /** A call whose latest event is one of these waits for answers. */
     private static final Set<String> CALL_WAITING =
-            JournalEvent.storedNames(CallEvent.Type.values(), type -> type.statusAfter() == CallEvent.Status.WAITING);
+            JournalEvent.storedNames(CallEvent.TYPES, status -> status == CallEvent.Status.WAITING);
 
     private static final Set<String> TASK_WORKING =
-            JournalEvent.storedNames(TaskEvent.Type.values(), type -> type.statusAfter() == TaskEvent.Status.WORKING);
-    private static final Set<String> TASK_INPUT_REQUIRED = JournalEvent.storedNames(
-            TaskEvent.Type.values(), type -> type.statusAfter() == TaskEvent.Status.INPUT_REQUIRED);
+            JournalEvent.storedNames(TaskEvent.TYPES, status -> status == TaskEvent.Status.WORKING);
+    private static final Set<String> TASK_INPUT_REQUIRED =
+            JournalEvent.storedNames(TaskEvent.TYPES, status -> status == TaskEvent.Status.INPUT_REQUIRED);
 
     private final JournalQueries journal;
     private final AtomicLong waitingCalls = new AtomicLong();
@@ -42,11 +42,11 @@ public final class JournalGauges implements Runnable {
                 .register(registry);
         Gauge.builder("parley.tasks.open", workingTasks, AtomicLong::get)
                 .description("Open tasks by status, cluster-wide (from the journal)")
-                .tag("status", TaskEvent.Status.WORKING.label)
+                .tag("status", TaskEvent.Status.WORKING.label())
                 .register(registry);
         Gauge.builder("parley.tasks.open", inputRequiredTasks, AtomicLong::get)
                 .description("Open tasks by status, cluster-wide (from the journal)")
-                .tag("status", TaskEvent.Status.INPUT_REQUIRED.label)
+                .tag("status", TaskEvent.Status.INPUT_REQUIRED.label())
                 .register(registry);
     }
 

@@ -39,20 +39,18 @@ final class JournalViews {
     static final String TASK_PREFIX = "Task|";
 
     /** A call's status by its latest event's type name (from the journal's vocabulary). */
-    static final Map<String, String> CALL_STATUS =
-            statusLabels(CallEvent.Type.values(), type -> type.statusAfter().label);
+    static final Map<String, String> CALL_STATUS = statusLabels(CallEvent.TYPES, CallEvent.Status::label);
 
     /** A task's status by its latest event's type name (from the journal's vocabulary). */
-    static final Map<String, String> TASK_STATUS =
-            statusLabels(TaskEvent.Type.values(), type -> type.statusAfter().label);
+    static final Map<String, String> TASK_STATUS = statusLabels(TaskEvent.TYPES, TaskEvent.Status::label);
 
     static final Set<String> OPEN_CALL = Stream.of(CallEvent.Status.values())
             .filter(status -> status.open)
-            .map(status -> status.label)
+            .map(CallEvent.Status::label)
             .collect(Collectors.toUnmodifiableSet());
     static final Set<String> OPEN_TASK = Stream.of(TaskEvent.Status.values())
             .filter(status -> status.open)
-            .map(status -> status.label)
+            .map(TaskEvent.Status::label)
             .collect(Collectors.toUnmodifiableSet());
 
     private final boolean showContents;
@@ -61,9 +59,11 @@ final class JournalViews {
         this.showContents = showContents;
     }
 
-    private static <T extends JournalEvent.Type> Map<String, String> statusLabels(
-            T[] types, Function<T, String> label) {
-        return Stream.of(types).collect(Collectors.toUnmodifiableMap(JournalEvent.Type::storedName, label));
+    private static <S extends Enum<S>> Map<String, String> statusLabels(
+            List<JournalEvent.Type<S>> types, Function<S, String> label) {
+        return types.stream()
+                .collect(Collectors.toUnmodifiableMap(
+                        JournalEvent.Type::storedName, type -> label.apply(type.statusAfter())));
     }
 
     /** Type names whose latest event gives one of {@code statuses}. */
