@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
+import dev.parley.runtime.internal.wire.Results;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -52,7 +53,7 @@ public final class PromptDefinition implements CallTarget {
         }
 
         public ObjectNode toWire() {
-            ObjectNode wire = Json.object().put("resultType", "complete");
+            ObjectNode wire = Results.complete();
             if (description != null) {
                 wire.put("description", description);
             }

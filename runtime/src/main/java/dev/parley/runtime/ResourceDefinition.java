@@ -2,6 +2,7 @@ package dev.parley.runtime;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
+import dev.parley.runtime.internal.wire.Results;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -162,7 +163,7 @@ public final class ResourceDefinition {
                 return BlockingHandlers.run(
                         () -> {
                             List<ResourceContents> contents = handler.read(new ReadRequest(uri, bound), context);
-                            ObjectNode wire = Json.object().put("resultType", "complete");
+                            ObjectNode wire = Results.complete();
                             wire.set(
                                     "contents",
                                     Json.tree(Objects.requireNonNull(contents, "resource handler returned null")));

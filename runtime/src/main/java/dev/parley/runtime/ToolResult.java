@@ -3,6 +3,7 @@ package dev.parley.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.runtime.internal.wire.Results;
 import java.util.List;
 import java.util.Objects;
 
@@ -32,8 +33,7 @@ public record ToolResult(List<Content> content, JsonNode structuredContent, bool
 
     /** The wire form: a {@code CallToolResult} with {@code resultType: "complete"}. */
     public ObjectNode toWire() {
-        ObjectNode wire = Json.object();
-        wire.put("resultType", "complete");
+        ObjectNode wire = Results.complete();
         // One block at a time: a bare List would lose the element type, and with it the "type" member.
         ArrayNode blocks = wire.putArray("content");
         content.forEach(block -> blocks.add(Json.tree(block)));

@@ -3,6 +3,7 @@ package dev.parley.actors.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.persistence.internal.CallEvent;
+import dev.parley.persistence.internal.JournalEvent;
 import dev.parley.persistence.internal.TaskEvent;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.AskedQuestion;
@@ -64,8 +65,11 @@ public final class CallHistoryExport {
                 .runWith(Sink.seq(), system);
     }
 
-    /** The fields of a recording, filled event by event. */
-    private static final class Builder {
+    /**
+     * The fields of a recording, filled event by event: each visit takes what its event adds, and
+     * the status comes from the journal's vocabulary (the status after the latest event).
+     */
+    private static final class Builder implements CallEvent.Visitor, TaskEvent.Visitor {
         String method;
         String name;
         ObjectNode arguments;
@@ -75,9 +79,108 @@ public final class CallHistoryExport {
         CallRecording.Status status = CallRecording.Status.WORKING;
         JsonNode result;
 
-        void steps(Map<String, JsonNode> values) {
-            values.forEach((step, value) -> steps.add(new CallRecording.RecordedStep(step, value)));
+        void apply(CallEvent event) {
+            event.accept(this);
+            status = switch (JournalEvent.statusAfter(CallEvent.TYPES, event)) {
+                case WAITING -> CallRecording.Status.INPUT_REQUIRED;
+                case RUNNING -> CallRecording.Status.WORKING;
+                case COMPLETED -> CallRecording.Status.COMPLETED;
+                case FAILED -> CallRecording.Status.FAILED;
+                case BECAME_TASK -> CallRecording.Status.BECAME_TASK;
+            };
         }
+
+        void apply(TaskEvent event) {
+            event.accept(this);
+            status = switch (JournalEvent.statusAfter(TaskEvent.TYPES, event)) {
+                case WORKING -> CallRecording.Status.WORKING;
+                case INPUT_REQUIRED -> CallRecording.Status.INPUT_REQUIRED;
+                case COMPLETED -> CallRecording.Status.COMPLETED;
+                case FAILED -> CallRecording.Status.FAILED;
+                case CANCELLED -> CallRecording.Status.CANCELLED;
+            };
+        }
+
+        private void begin(String method, String name, ObjectNode arguments, Map<String, JsonNode> steps) {
+            this.method = method;
+            this.name = name;
+            this.arguments = arguments;
+            steps.forEach((step, value) -> this.steps.add(new CallRecording.RecordedStep(step, value)));
+        }
+
+        private void step(String step, JsonNode value) {
+            steps.add(new CallRecording.RecordedStep(step, value));
+        }
+
+        @Override
+        public void visit(CallEvent.CallStarted started) {
+            begin(started.method(), started.name(), started.arguments(), started.steps());
+            questions.addAll(started.questions());
+        }
+
+        @Override
+        public void visit(CallEvent.AnswersReceived received) {
+            answers.putAll(received.answers());
+        }
+
+        @Override
+        public void visit(CallEvent.StepRecorded recorded) {
+            step(recorded.name(), recorded.value());
+        }
+
+        @Override
+        public void visit(CallEvent.InputRequested requested) {
+            questions.addAll(requested.questions());
+        }
+
+        @Override
+        public void visit(CallEvent.CallCompleted completed) {
+            result = completed.result();
+        }
+
+        @Override
+        public void visit(CallEvent.CallBecameTask task) {
+            result = Json.object().put("taskId", task.taskId());
+        }
+
+        @Override
+        public void visit(CallEvent.CallFailed failed) {
+            result = Json.tree(failed.error());
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskCreated created) {
+            begin(created.method(), created.name(), created.arguments(), created.steps());
+            answers.putAll(created.answers());
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskStepRecorded recorded) {
+            step(recorded.name(), recorded.value());
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskInputRequested requested) {
+            questions.addAll(requested.questions());
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskAnswersReceived received) {
+            answers.putAll(received.answers());
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskCompleted completed) {
+            result = completed.result();
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskFailed failed) {
+            result = Json.tree(failed.error());
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskCancelled cancelled) {}
 
         CallRecording build(String id, CallRecording.Kind kind) {
             return new CallRecording(
@@ -87,64 +190,13 @@ public final class CallHistoryExport {
 
     static CallRecording fromCall(String id, List<Object> events) {
         Builder recording = new Builder();
-        for (Object event : events) {
-            if (event instanceof CallEvent.CallStarted started) {
-                recording.method = started.method();
-                recording.name = started.name();
-                recording.arguments = started.arguments();
-                recording.steps(started.steps());
-                recording.questions.addAll(started.questions());
-                recording.status = CallRecording.Status.INPUT_REQUIRED;
-            } else if (event instanceof CallEvent.StepRecorded step) {
-                recording.steps.add(new CallRecording.RecordedStep(step.name(), step.value()));
-                recording.status = CallRecording.Status.WORKING; // a round runs
-            } else if (event instanceof CallEvent.AnswersReceived received) {
-                recording.answers.putAll(received.answers());
-                recording.status = CallRecording.Status.WORKING;
-            } else if (event instanceof CallEvent.InputRequested requested) {
-                recording.questions.addAll(requested.questions());
-                recording.status = CallRecording.Status.INPUT_REQUIRED;
-            } else if (event instanceof CallEvent.CallCompleted completed) {
-                recording.status = CallRecording.Status.COMPLETED;
-                recording.result = completed.result();
-            } else if (event instanceof CallEvent.CallBecameTask task) {
-                recording.status = CallRecording.Status.BECAME_TASK;
-                recording.result = Json.object().put("taskId", task.taskId());
-            } else if (event instanceof CallEvent.CallFailed failed) {
-                recording.status = CallRecording.Status.FAILED;
-                recording.result = Json.tree(failed.error());
-            }
-        }
+        events.forEach(event -> recording.apply((CallEvent) event));
         return recording.build(id, CallRecording.Kind.CALL);
     }
 
     static CallRecording fromTask(String id, List<Object> events) {
         Builder recording = new Builder();
-        for (Object event : events) {
-            if (event instanceof TaskEvent.TaskCreated created) {
-                recording.method = created.method();
-                recording.name = created.name();
-                recording.arguments = created.arguments();
-                recording.answers.putAll(created.answers());
-                recording.steps(created.steps());
-            } else if (event instanceof TaskEvent.TaskStepRecorded step) {
-                recording.steps.add(new CallRecording.RecordedStep(step.name(), step.value()));
-            } else if (event instanceof TaskEvent.TaskInputRequested requested) {
-                recording.questions.addAll(requested.questions());
-                recording.status = CallRecording.Status.INPUT_REQUIRED;
-            } else if (event instanceof TaskEvent.TaskAnswersReceived received) {
-                recording.answers.putAll(received.answers());
-                recording.status = CallRecording.Status.WORKING;
-            } else if (event instanceof TaskEvent.TaskCompleted completed) {
-                recording.status = CallRecording.Status.COMPLETED;
-                recording.result = completed.result();
-            } else if (event instanceof TaskEvent.TaskFailed failed) {
-                recording.status = CallRecording.Status.FAILED;
-                recording.result = Json.tree(failed.error());
-            } else if (event instanceof TaskEvent.TaskCancelled) {
-                recording.status = CallRecording.Status.CANCELLED;
-            }
-        }
+        events.forEach(event -> recording.apply((TaskEvent) event));
         return recording.build(id, CallRecording.Kind.TASK);
     }
 }

@@ -1,7 +1,8 @@
 package dev.parley.actors.internal;
 
-import dev.parley.persistence.internal.JournalEventSerializer;
+import dev.parley.persistence.internal.JournalEvent;
 import dev.parley.persistence.internal.JournalQueries;
+import dev.parley.persistence.internal.TaskEvent;
 import java.util.List;
 import java.util.Set;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -19,11 +20,8 @@ public final class TaskResumer implements Runnable {
     private static final dev.parley.runtime.internal.logging.RateLimitedLog scanFailures =
             dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
     /** A task whose latest event is one of these is waiting or done: nothing to resume. */
-    private static final Set<String> RESTING = Set.of(
-            JournalEventSerializer.TASK_INPUT_REQUESTED,
-            JournalEventSerializer.TASK_COMPLETED,
-            JournalEventSerializer.TASK_FAILED,
-            JournalEventSerializer.TASK_CANCELLED);
+    private static final Set<String> RESTING =
+            JournalEvent.storedNames(TaskEvent.TYPES, status -> status != TaskEvent.Status.WORKING);
 
     private final JournalQueries journal;
     private final ClusterSharding sharding;

@@ -2,6 +2,7 @@ package dev.parley.persistence.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The journal of one 2025-11-25 session ({@code initialize} … DELETE). What a session remembers
@@ -11,6 +12,20 @@ import java.time.Instant;
 public sealed interface SessionEvent extends JournalEvent {
 
     Instant at();
+
+    /** Whether a session answers, as its latest event tells. */
+    enum Status {
+        OPEN,
+        ENDED
+    }
+
+    /** Every session event type, its stored name and the session's status once it is the latest event. */
+    List<JournalEvent.Type<Status>> TYPES = List.of(
+            new JournalEvent.Type<>(SessionOpened.class, "parley.session.opened.v1", Status.OPEN),
+            new JournalEvent.Type<>(LogLevelSet.class, "parley.session.log-level-set.v1", Status.OPEN),
+            new JournalEvent.Type<>(ResourceSubscribed.class, "parley.session.resource-subscribed.v1", Status.OPEN),
+            new JournalEvent.Type<>(ResourceUnsubscribed.class, "parley.session.resource-unsubscribed.v1", Status.OPEN),
+            new JournalEvent.Type<>(SessionEnded.class, "parley.session.ended.v1", Status.ENDED));
 
     /** {@code initialize} succeeded: the negotiated version and what the client declared. */
     record SessionOpened(

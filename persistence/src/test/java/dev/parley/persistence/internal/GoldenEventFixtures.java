@@ -48,9 +48,9 @@ final class GoldenEventFixtures {
                         started.questions(),
                         started.startedAt(),
                         "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
-        TaskEvent.TaskCreated created = (TaskEvent.TaskCreated) samples.get(JournalEventSerializer.TASK_CREATED);
+        TaskEvent.TaskCreated created = (TaskEvent.TaskCreated) samples.get("parley.task.created.v1");
         samples.put(
-                JournalEventSerializer.TASK_CREATED + "+trace",
+                "parley.task.created.v1" + "+trace",
                 new TaskEvent.TaskCreated(
                         created.method(),
                         created.name(),

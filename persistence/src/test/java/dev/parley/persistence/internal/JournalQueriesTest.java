@@ -32,13 +32,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class JournalQueriesTest {
     private static final String TASK = "Task|";
-    private static final String CREATED = JournalEventSerializer.TASK_CREATED;
+    private static final String CREATED = "parley.task.created.v1";
     private static final String STEP = "parley.task.step-recorded.v1";
-    private static final String ASKED = JournalEventSerializer.TASK_INPUT_REQUESTED;
+    private static final String ASKED = "parley.task.input-requested.v1";
     private static final String ANSWERED = "parley.task.answers-received.v1";
-    private static final String COMPLETED = JournalEventSerializer.TASK_COMPLETED;
-    private static final String FAILED = JournalEventSerializer.TASK_FAILED;
-    private static final String CANCELLED = JournalEventSerializer.TASK_CANCELLED;
+    private static final String COMPLETED = "parley.task.completed.v1";
+    private static final String FAILED = "parley.task.failed.v1";
+    private static final String CANCELLED = "parley.task.cancelled.v1";
     /** What TaskResumer treats as resting: waiting for answers, or ended. */
     private static final Set<String> RESTING = Set.of(ASKED, COMPLETED, FAILED, CANCELLED);
 

@@ -152,15 +152,6 @@ class TaskEventSerializationTest {
     }
 
     @Test
-    void theNamesTheTaskResumerTellsRestingTasksByAreTheStoredNames() {
-        assertEquals("parley.task.created.v1", JournalEventSerializer.TASK_CREATED);
-        assertEquals("parley.task.input-requested.v1", JournalEventSerializer.TASK_INPUT_REQUESTED);
-        assertEquals("parley.task.completed.v1", JournalEventSerializer.TASK_COMPLETED);
-        assertEquals("parley.task.failed.v1", JournalEventSerializer.TASK_FAILED);
-        assertEquals("parley.task.cancelled.v1", JournalEventSerializer.TASK_CANCELLED);
-    }
-
-    @Test
     void manifestsOfAllJournalEventsAreDistinct() {
         List<JournalEvent> all = new ArrayList<>(samples());
         all.addAll(JournalEventSerializerTest.samples());

@@ -1,7 +1,9 @@
 package dev.parley.actors.internal.ops;
 
-import dev.parley.persistence.internal.JournalEventSerializer;
+import dev.parley.persistence.internal.CallEvent;
+import dev.parley.persistence.internal.JournalEvent;
 import dev.parley.persistence.internal.JournalQueries;
+import dev.parley.persistence.internal.TaskEvent;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -13,32 +15,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * Cluster-wide gauges read from the journal (what an entity in memory cannot tell: most waiting
  * calls have left memory): calls waiting for input, and open tasks by status. Run periodically
  * on the housekeeping thread; a scrape reads the last values. One run is one query: the journal
- * counts entities by their latest event's manifest, and the three gauges are sums of those counts.
+ * counts entities by their latest event's manifest, and each gauge sums the counts of the
+ * manifests that leave the status it shows ({@link CallEvent#TYPES}, {@link TaskEvent#TYPES}).
  */
 public final class JournalGauges implements Runnable {
     private static final String CALLS = "ToolCall|";
     private static final String TASKS = "Task|";
-    /** A call whose latest event is not one of these waits for answers (CallStarted or InputRequested). */
-    private static final Set<String> CALL_NOT_WAITING = Set.of(
-            "parley.call.completed.v1",
-            "parley.call.failed.v1",
-            "parley.call.became-task.v1",
-            "parley.call.step-recorded.v1",
-            "parley.call.answers-received.v1");
-    /** A task whose latest event is not one of these is working. */
-    private static final Set<String> TASK_NOT_WORKING = Set.of(
-            JournalEventSerializer.TASK_INPUT_REQUESTED,
-            JournalEventSerializer.TASK_COMPLETED,
-            JournalEventSerializer.TASK_FAILED,
-            JournalEventSerializer.TASK_CANCELLED);
-    /** A task whose latest event is not one of these waits for input. */
-    private static final Set<String> TASK_NOT_INPUT_REQUIRED = Set.of(
-            JournalEventSerializer.TASK_CREATED,
-            "parley.task.step-recorded.v1",
-            "parley.task.answers-received.v1",
-            JournalEventSerializer.TASK_COMPLETED,
-            JournalEventSerializer.TASK_FAILED,
-            JournalEventSerializer.TASK_CANCELLED);
+    /** A call whose latest event is one of these waits for answers. */
+    private static final Set<String> CALL_WAITING =
+            JournalEvent.storedNames(CallEvent.TYPES, status -> status == CallEvent.Status.WAITING);
+
+    private static final Set<String> TASK_WORKING =
+            JournalEvent.storedNames(TaskEvent.TYPES, status -> status == TaskEvent.Status.WORKING);
+    private static final Set<String> TASK_INPUT_REQUIRED =
+            JournalEvent.storedNames(TaskEvent.TYPES, status -> status == TaskEvent.Status.INPUT_REQUIRED);
 
     private final JournalQueries journal;
     private final AtomicLong waitingCalls = new AtomicLong();
@@ -52,26 +42,26 @@ public final class JournalGauges implements Runnable {
                 .register(registry);
         Gauge.builder("parley.tasks.open", workingTasks, AtomicLong::get)
                 .description("Open tasks by status, cluster-wide (from the journal)")
-                .tag("status", "working")
+                .tag("status", TaskEvent.Status.WORKING.label())
                 .register(registry);
         Gauge.builder("parley.tasks.open", inputRequiredTasks, AtomicLong::get)
                 .description("Open tasks by status, cluster-wide (from the journal)")
-                .tag("status", "input_required")
+                .tag("status", TaskEvent.Status.INPUT_REQUIRED.label())
                 .register(registry);
     }
 
     @Override
     public void run() {
         Map<String, Map<String, Long>> latest = journal.latestManifestCounts(List.of(CALLS, TASKS));
-        waitingCalls.set(countNotIn(latest.get(CALLS), CALL_NOT_WAITING));
-        workingTasks.set(countNotIn(latest.get(TASKS), TASK_NOT_WORKING));
-        inputRequiredTasks.set(countNotIn(latest.get(TASKS), TASK_NOT_INPUT_REQUIRED));
+        waitingCalls.set(countIn(latest.get(CALLS), CALL_WAITING));
+        workingTasks.set(countIn(latest.get(TASKS), TASK_WORKING));
+        inputRequiredTasks.set(countIn(latest.get(TASKS), TASK_INPUT_REQUIRED));
     }
 
-    /** Entities whose latest event is none of {@code excluded}. */
-    private static long countNotIn(Map<String, Long> entitiesByLatestManifest, Set<String> excluded) {
+    /** Entities whose latest event is one of {@code manifests}. */
+    private static long countIn(Map<String, Long> entitiesByLatestManifest, Set<String> manifests) {
         return entitiesByLatestManifest.entrySet().stream()
-                .filter(entry -> !excluded.contains(entry.getKey()))
+                .filter(entry -> manifests.contains(entry.getKey()))
                 .mapToLong(Map.Entry::getValue)
                 .sum();
     }

@@ -23,7 +23,10 @@ class JournalGaugesTest {
     private static final String CALL_ANSWERED = "parley.call.answers-received.v1";
     private static final String CALL_COMPLETED = "parley.call.completed.v1";
     private static final String CALL_BECAME_TASK = "parley.call.became-task.v1";
+    private static final String TASK_CREATED = "parley.task.created.v1";
     private static final String TASK_STEP = "parley.task.step-recorded.v1";
+    private static final String TASK_ASKED = "parley.task.input-requested.v1";
+    private static final String TASK_COMPLETED = "parley.task.completed.v1";
 
     @Test
     void waitingCallsAndOpenTasksByStatusComeFromEachEntitysLatestEvent(@TempDir Path dir) throws Exception {
@@ -35,14 +38,10 @@ class JournalGaugesTest {
         insert(database, "ToolCall|answered", CALL_STARTED, CALL_ASKED, CALL_ANSWERED);
         insert(database, "ToolCall|completed", CALL_STARTED, CALL_COMPLETED);
         insert(database, "ToolCall|became-task", CALL_STARTED, CALL_BECAME_TASK);
-        insert(database, "Task|created", JournalEventSerializer.TASK_CREATED);
-        insert(database, "Task|stepping", JournalEventSerializer.TASK_CREATED, TASK_STEP);
-        insert(
-                database,
-                "Task|asked",
-                JournalEventSerializer.TASK_CREATED,
-                JournalEventSerializer.TASK_INPUT_REQUESTED);
-        insert(database, "Task|done", JournalEventSerializer.TASK_CREATED, JournalEventSerializer.TASK_COMPLETED);
+        insert(database, "Task|created", TASK_CREATED);
+        insert(database, "Task|stepping", TASK_CREATED, TASK_STEP);
+        insert(database, "Task|asked", TASK_CREATED, TASK_ASKED);
+        insert(database, "Task|done", TASK_CREATED, TASK_COMPLETED);
         insert(database, "Session|s", "parley.session.opened.v1");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 

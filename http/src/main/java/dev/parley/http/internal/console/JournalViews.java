@@ -12,10 +12,12 @@ import dev.parley.http.internal.console.ConsoleApi.Timeline;
 import dev.parley.persistence.internal.CallEvent;
 import dev.parley.persistence.internal.JournalBrowser.EntityRow;
 import dev.parley.persistence.internal.JournalBrowser.StoredEvent;
+import dev.parley.persistence.internal.JournalEvent;
 import dev.parley.persistence.internal.TaskEvent;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.AskedQuestion;
 import dev.parley.runtime.internal.engine.CallHistory.RecordedAnswer;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +26,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Turns journal rows into what the console shows: list items and timelines, with a principal as
@@ -33,33 +38,32 @@ final class JournalViews {
     static final String CALL_PREFIX = "ToolCall|";
     static final String TASK_PREFIX = "Task|";
 
-    /** A call's status by its latest event's type name. */
-    static final Map<String, String> CALL_STATUS = Map.of(
-            "parley.call.started.v1", "waiting",
-            "parley.call.input-requested.v1", "waiting",
-            "parley.call.answers-received.v1", "running",
-            "parley.call.step-recorded.v1", "running",
-            "parley.call.completed.v1", "completed",
-            "parley.call.failed.v1", "failed",
-            "parley.call.became-task.v1", "became_task");
+    /** A call's status by its latest event's type name (from the journal's vocabulary). */
+    static final Map<String, String> CALL_STATUS = statusLabels(CallEvent.TYPES, CallEvent.Status::label);
 
-    /** A task's status by its latest event's type name. */
-    static final Map<String, String> TASK_STATUS = Map.of(
-            "parley.task.created.v1", "working",
-            "parley.task.step-recorded.v1", "working",
-            "parley.task.answers-received.v1", "working",
-            "parley.task.input-requested.v1", "input_required",
-            "parley.task.completed.v1", "completed",
-            "parley.task.failed.v1", "failed",
-            "parley.task.cancelled.v1", "cancelled");
+    /** A task's status by its latest event's type name (from the journal's vocabulary). */
+    static final Map<String, String> TASK_STATUS = statusLabels(TaskEvent.TYPES, TaskEvent.Status::label);
 
-    static final Set<String> OPEN_CALL = Set.of("waiting", "running");
-    static final Set<String> OPEN_TASK = Set.of("working", "input_required");
+    static final Set<String> OPEN_CALL = Stream.of(CallEvent.Status.values())
+            .filter(status -> status.open)
+            .map(CallEvent.Status::label)
+            .collect(Collectors.toUnmodifiableSet());
+    static final Set<String> OPEN_TASK = Stream.of(TaskEvent.Status.values())
+            .filter(status -> status.open)
+            .map(TaskEvent.Status::label)
+            .collect(Collectors.toUnmodifiableSet());
 
     private final boolean showContents;
 
     JournalViews(boolean showContents) {
         this.showContents = showContents;
+    }
+
+    private static <S extends Enum<S>> Map<String, String> statusLabels(
+            List<JournalEvent.Type<S>> types, Function<S, String> label) {
+        return types.stream()
+                .collect(Collectors.toUnmodifiableMap(
+                        JournalEvent.Type::storedName, type -> label.apply(type.statusAfter())));
     }
 
     /** Type names whose latest event gives one of {@code statuses}. */
@@ -129,68 +133,17 @@ final class JournalViews {
         if (events.isEmpty() || !(events.get(0).event() instanceof CallEvent.CallStarted started)) {
             return Optional.empty();
         }
-        List<Round> rounds = new ArrayList<>();
-        List<Step> steps = new ArrayList<>();
-        Outcome outcome = null;
-        Instant startedAt = at(events.get(0));
-        rounds.add(new Round(
-                1,
-                startedAt,
-                List.of(),
-                List.copyOf(started.steps().keySet()),
-                questions(started.questions()),
-                "input_required"));
-        started.steps().forEach((name, value) -> steps.add(new Step(name, 1, startedAt, null, shown(value))));
-        // Steps of a later round are journaled while it runs, before its answers and outcome (one write).
-        List<String> pending = new ArrayList<>();
-        Instant pendingSince = null;
-        StoredEvent previous = events.get(0);
-        for (StoredEvent stored : events.subList(1, events.size())) {
-            Object event = stored.event();
-            if (event instanceof CallEvent.StepRecorded step) {
-                boolean sameRun = previous.event() instanceof CallEvent.StepRecorded;
-                steps.add(new Step(
-                        step.name(),
-                        rounds.size() + 1,
-                        at(stored),
-                        sameRun ? stored.writtenAt() - previous.writtenAt() : null,
-                        shown(step.value())));
-                pending.add(step.name());
-                pendingSince = pendingSince == null ? at(stored) : pendingSince;
-            } else if (event instanceof CallEvent.AnswersReceived answers) {
-                rounds.add(new Round(
-                        answers.round() + 1,
-                        pendingSince != null ? pendingSince : at(stored),
-                        answers(answers.answers()),
-                        List.copyOf(pending),
-                        List.of(),
-                        "running"));
-                pending.clear();
-                pendingSince = null;
-            } else if (event instanceof CallEvent.InputRequested asked) {
-                endRound(rounds, "input_required", questions(asked.questions()));
-            } else if (event instanceof CallEvent.CallCompleted completed) {
-                endRound(rounds, "completed", List.of());
-                outcome = new Outcome("completed", at(stored), null, null, null, shown(completed.result()));
-            } else if (event instanceof CallEvent.CallFailed failed) {
-                endRound(rounds, "failed", List.of());
-                outcome = new Outcome(
-                        "failed",
-                        at(stored),
-                        failed.error().code(),
-                        failed.error().message(),
-                        null,
-                        null);
-            } else if (event instanceof CallEvent.CallBecameTask task) {
-                endRound(rounds, "became_task", List.of());
-                outcome = new Outcome("became_task", at(stored), null, null, task.taskId(), null);
-            }
-            previous = stored;
-        }
-        if (!pending.isEmpty()) {
+        CallRounds rounds = new CallRounds();
+        events.forEach(rounds::add);
+        if (!rounds.pending.isEmpty()) {
             // A round is running (or its node stopped mid-run): its steps are journaled, its answers not yet.
-            rounds.add(
-                    new Round(rounds.size() + 1, pendingSince, List.of(), List.copyOf(pending), List.of(), "running"));
+            rounds.rounds.add(new Round(
+                    rounds.rounds.size() + 1,
+                    rounds.pendingSince,
+                    List.of(),
+                    List.copyOf(rounds.pending),
+                    List.of(),
+                    "running"));
         }
         String status = CALL_STATUS.getOrDefault(events.get(events.size() - 1).manifest(), "unknown");
         return Optional.of(new Timeline(
@@ -200,15 +153,96 @@ final class JournalViews {
                 started.name(),
                 principalDigest(started.principal()),
                 status,
-                startedAt,
+                at(events.get(0)),
                 at(events.get(events.size() - 1)),
                 null,
                 showContents,
                 shown(started.arguments()),
-                List.copyOf(rounds),
-                List.copyOf(steps),
-                outcome,
+                List.copyOf(rounds.rounds),
+                List.copyOf(rounds.steps),
+                rounds.outcome,
                 events(events)));
+    }
+
+    /** A call's rounds, steps and outcome, event by event. */
+    private final class CallRounds implements CallEvent.Visitor {
+        final List<Round> rounds = new ArrayList<>();
+        final List<Step> steps = new ArrayList<>();
+        Outcome outcome;
+        /** Steps of a later round are journaled while it runs, before its answers and outcome (one write). */
+        final List<String> pending = new ArrayList<>();
+
+        Instant pendingSince;
+        private StoredEvent previous;
+        private StoredEvent stored;
+
+        void add(StoredEvent next) {
+            stored = next;
+            ((CallEvent) next.event()).accept(this);
+            previous = next;
+        }
+
+        @Override
+        public void visit(CallEvent.CallStarted started) {
+            Instant startedAt = at(stored);
+            rounds.add(new Round(
+                    1,
+                    startedAt,
+                    List.of(),
+                    List.copyOf(started.steps().keySet()),
+                    questions(started.questions()),
+                    "input_required"));
+            started.steps().forEach((name, value) -> steps.add(new Step(name, 1, startedAt, null, shown(value))));
+        }
+
+        @Override
+        public void visit(CallEvent.StepRecorded step) {
+            boolean sameRun = previous.event() instanceof CallEvent.StepRecorded;
+            steps.add(new Step(
+                    step.name(),
+                    rounds.size() + 1,
+                    at(stored),
+                    sameRun ? stored.writtenAt() - previous.writtenAt() : null,
+                    shown(step.value())));
+            pending.add(step.name());
+            pendingSince = pendingSince == null ? at(stored) : pendingSince;
+        }
+
+        @Override
+        public void visit(CallEvent.AnswersReceived answers) {
+            rounds.add(new Round(
+                    answers.round() + 1,
+                    pendingSince != null ? pendingSince : at(stored),
+                    answers(answers.answers()),
+                    List.copyOf(pending),
+                    List.of(),
+                    "running"));
+            pending.clear();
+            pendingSince = null;
+        }
+
+        @Override
+        public void visit(CallEvent.InputRequested asked) {
+            endRound(rounds, "input_required", questions(asked.questions()));
+        }
+
+        @Override
+        public void visit(CallEvent.CallCompleted completed) {
+            endRound(rounds, "completed", List.of());
+            outcome = new Outcome("completed", at(stored), null, null, null, shown(completed.result()));
+        }
+
+        @Override
+        public void visit(CallEvent.CallFailed failed) {
+            endRound(rounds, "failed", List.of());
+            outcome = failedOutcome(at(stored), failed.error());
+        }
+
+        @Override
+        public void visit(CallEvent.CallBecameTask task) {
+            endRound(rounds, "became_task", List.of());
+            outcome = new Outcome("became_task", at(stored), null, null, task.taskId(), null);
+        }
     }
 
     /** The timeline of a task; empty when its first event is not a {@code TaskCreated}. */
@@ -216,75 +250,8 @@ final class JournalViews {
         if (events.isEmpty() || !(events.get(0).event() instanceof TaskEvent.TaskCreated created)) {
             return Optional.empty();
         }
-        Instant startedAt = at(events.get(0));
-        List<Round> rounds = new ArrayList<>();
-        List<Step> steps = new ArrayList<>();
-        Outcome outcome = null;
-        created.steps().forEach((name, value) -> steps.add(new Step(name, 1, startedAt, null, shown(value))));
-        rounds.add(new Round(
-                1,
-                startedAt,
-                answers(created.answers()),
-                List.copyOf(created.steps().keySet()),
-                List.of(),
-                "working"));
-        StoredEvent previous = events.get(0);
-        for (StoredEvent stored : events.subList(1, events.size())) {
-            Round current = rounds.get(rounds.size() - 1);
-            Object event = stored.event();
-            if (event instanceof TaskEvent.TaskStepRecorded step) {
-                // The run starts when the task is created or its answers arrive: a step's duration is known.
-                boolean sameRun = !(previous.event() instanceof TaskEvent.TaskInputRequested);
-                steps.add(new Step(
-                        step.name(),
-                        current.number(),
-                        at(stored),
-                        sameRun ? stored.writtenAt() - previous.writtenAt() : null,
-                        shown(step.value())));
-                List<String> names = new ArrayList<>(current.steps());
-                names.add(step.name());
-                rounds.set(
-                        rounds.size() - 1,
-                        new Round(
-                                current.number(),
-                                current.at(),
-                                current.answers(),
-                                List.copyOf(names),
-                                current.questions(),
-                                current.ended()));
-            } else if (event instanceof TaskEvent.TaskInputRequested asked) {
-                endRound(rounds, "input_required", questions(asked.questions()));
-                rounds.add(new Round(current.number() + 1, at(stored), List.of(), List.of(), List.of(), "working"));
-            } else if (event instanceof TaskEvent.TaskAnswersReceived answers) {
-                List<Answer> all = new ArrayList<>(current.answers());
-                all.addAll(answers(answers.answers()));
-                rounds.set(
-                        rounds.size() - 1,
-                        new Round(
-                                current.number(),
-                                current.answers().isEmpty() ? at(stored) : current.at(),
-                                List.copyOf(all),
-                                current.steps(),
-                                current.questions(),
-                                current.ended()));
-            } else if (event instanceof TaskEvent.TaskCompleted completed) {
-                endRound(rounds, "completed", List.of());
-                outcome = new Outcome("completed", at(stored), null, null, null, shown(completed.result()));
-            } else if (event instanceof TaskEvent.TaskFailed failed) {
-                endRound(rounds, "failed", List.of());
-                outcome = new Outcome(
-                        "failed",
-                        at(stored),
-                        failed.error().code(),
-                        failed.error().message(),
-                        null,
-                        null);
-            } else if (event instanceof TaskEvent.TaskCancelled) {
-                endRound(rounds, "cancelled", List.of());
-                outcome = new Outcome("cancelled", at(stored), null, null, null, null);
-            }
-            previous = stored;
-        }
+        TaskRounds rounds = new TaskRounds();
+        events.forEach(rounds::add);
         String status = TASK_STATUS.getOrDefault(events.get(events.size() - 1).manifest(), "unknown");
         return Optional.of(new Timeline(
                 "task",
@@ -293,15 +260,116 @@ final class JournalViews {
                 created.name(),
                 principalDigest(created.principal()),
                 status,
-                startedAt,
+                at(events.get(0)),
                 at(events.get(events.size() - 1)),
                 OPEN_TASK.contains(status) ? statusMessage : null,
                 showContents,
                 shown(created.arguments()),
-                List.copyOf(rounds),
-                List.copyOf(steps),
-                outcome,
+                List.copyOf(rounds.rounds),
+                List.copyOf(rounds.steps),
+                rounds.outcome,
                 events(events)));
+    }
+
+    /** A task's rounds (a round ends when the run asks), steps and outcome, event by event. */
+    private final class TaskRounds implements TaskEvent.Visitor {
+        final List<Round> rounds = new ArrayList<>();
+        final List<Step> steps = new ArrayList<>();
+        Outcome outcome;
+        private StoredEvent previous;
+        private StoredEvent stored;
+
+        void add(StoredEvent next) {
+            stored = next;
+            ((TaskEvent) next.event()).accept(this);
+            previous = next;
+        }
+
+        private Round current() {
+            return rounds.get(rounds.size() - 1);
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskCreated created) {
+            Instant startedAt = at(stored);
+            created.steps().forEach((name, value) -> steps.add(new Step(name, 1, startedAt, null, shown(value))));
+            rounds.add(new Round(
+                    1,
+                    startedAt,
+                    answers(created.answers()),
+                    List.copyOf(created.steps().keySet()),
+                    List.of(),
+                    "working"));
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskStepRecorded step) {
+            Round current = current();
+            // The run starts when the task is created or its answers arrive: a step's duration is known.
+            boolean sameRun = !(previous.event() instanceof TaskEvent.TaskInputRequested);
+            steps.add(new Step(
+                    step.name(),
+                    current.number(),
+                    at(stored),
+                    sameRun ? stored.writtenAt() - previous.writtenAt() : null,
+                    shown(step.value())));
+            List<String> names = new ArrayList<>(current.steps());
+            names.add(step.name());
+            rounds.set(
+                    rounds.size() - 1,
+                    new Round(
+                            current.number(),
+                            current.at(),
+                            current.answers(),
+                            List.copyOf(names),
+                            current.questions(),
+                            current.ended()));
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskInputRequested asked) {
+            int number = current().number();
+            endRound(rounds, "input_required", questions(asked.questions()));
+            rounds.add(new Round(number + 1, at(stored), List.of(), List.of(), List.of(), "working"));
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskAnswersReceived answers) {
+            Round current = current();
+            List<Answer> all = new ArrayList<>(current.answers());
+            all.addAll(answers(answers.answers()));
+            rounds.set(
+                    rounds.size() - 1,
+                    new Round(
+                            current.number(),
+                            current.answers().isEmpty() ? at(stored) : current.at(),
+                            List.copyOf(all),
+                            current.steps(),
+                            current.questions(),
+                            current.ended()));
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskCompleted completed) {
+            endRound(rounds, "completed", List.of());
+            outcome = new Outcome("completed", at(stored), null, null, null, shown(completed.result()));
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskFailed failed) {
+            endRound(rounds, "failed", List.of());
+            outcome = failedOutcome(at(stored), failed.error());
+        }
+
+        @Override
+        public void visit(TaskEvent.TaskCancelled cancelled) {
+            endRound(rounds, "cancelled", List.of());
+            outcome = new Outcome("cancelled", at(stored), null, null, null, null);
+        }
+    }
+
+    private static Outcome failedOutcome(Instant at, ErrorObject error) {
+        return new Outcome("failed", at, error.code(), error.message(), null, null);
     }
 
     private static void endRound(List<Round> rounds, String ended, List<Question> questions) {
