@@ -2,12 +2,10 @@ package dev.parley.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.parley.testing.McpTestClient;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -89,30 +87,13 @@ class CrashUnderLoadIT {
         assertEquals(List.of(), problems, "every reply under load was one the flow expected");
 
         // --- the last process: every acknowledged flow completes ----------------------------------
-        DemoProcess last = start();
-        McpTestClient client = new McpTestClient(last.port());
-        long deadline = System.currentTimeMillis() + FINISH_LIMIT_MS;
         List<DemoFlow> acknowledged =
                 flows.stream().filter(DemoFlow::acknowledged).toList();
-        for (DemoFlow flow : acknowledged) {
-            while (!flow.done()) {
-                if (System.currentTimeMillis() > deadline) {
-                    fail("flow " + flow.name + " did not complete; server output:\n" + last.output());
-                }
-                flow.advance(client, McpTestClient::send);
-            }
-        }
+        DemoFlow.completeAll(acknowledged, start(), FINISH_LIMIT_MS);
 
         // --- every effect once -------------------------------------------------------------------
         DemoLedger ledger = new DemoLedger(data);
-        Map<String, Integer> effectsPerFlow = new HashMap<>();
-        for (DemoLedger.Entry entry : ledger.entries()) {
-            // release: [id, service, window]; invoice: [id, client, ...]; report: [id, channel, title]
-            String flowName = entry.kind().equals("report")
-                    ? entry.fields().get(2)
-                    : entry.fields().get(1);
-            effectsPerFlow.merge(entry.kind() + " " + flowName, 1, Integer::sum);
-        }
+        Map<String, Integer> effectsPerFlow = DemoFlow.effectsPerFlow(ledger);
         List<String> duplicates = effectsPerFlow.entrySet().stream()
                 .filter(e -> e.getValue() > 1)
                 .map(Map.Entry::getKey)
@@ -120,7 +101,7 @@ class CrashUnderLoadIT {
         for (DemoFlow flow : acknowledged) {
             assertEquals(
                     1,
-                    effectsPerFlow.getOrDefault(flow.kind + " " + flow.name, 0),
+                    effectsPerFlow.getOrDefault(flow.effectKey(), 0),
                     () -> flow.name + " has its effect once; ledger: " + ledger.lines());
         }
         // Steps that ran again after a kill and found their key in the ledger (the at-least-once window).

@@ -9,6 +9,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.McpTestClient.Reply;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * One client flow against the demo, for the tests that stop the server under load: a one-round
@@ -121,6 +124,38 @@ final class DemoFlow {
             case "working" -> pause(100);
             default -> fail("task " + taskId + " ended " + task);
         }
+    }
+
+    /** Drives each flow of {@code acknowledged} to its end on {@code process}, within {@code limitMillis}. */
+    static void completeAll(List<DemoFlow> acknowledged, DemoProcess process, long limitMillis) {
+        McpTestClient client = new McpTestClient(process.port());
+        long deadline = System.currentTimeMillis() + limitMillis;
+        for (DemoFlow flow : acknowledged) {
+            while (!flow.done()) {
+                if (System.currentTimeMillis() > deadline) {
+                    fail("flow " + flow.name + " did not complete; server output:\n" + process.output());
+                }
+                flow.advance(client, McpTestClient::send);
+            }
+        }
+    }
+
+    /** How many effects of each flow ("kind name") the ledger holds. */
+    static Map<String, Integer> effectsPerFlow(DemoLedger ledger) {
+        Map<String, Integer> effects = new HashMap<>();
+        for (DemoLedger.Entry entry : ledger.entries()) {
+            // release: [id, service, window]; invoice: [id, client, ...]; report: [id, channel, title]
+            String flowName = entry.kind().equals("report")
+                    ? entry.fields().get(2)
+                    : entry.fields().get(1);
+            effects.merge(entry.kind() + " " + flowName, 1, Integer::sum);
+        }
+        return effects;
+    }
+
+    /** This flow's key in {@link #effectsPerFlow}. */
+    String effectKey() {
+        return kind + " " + name;
     }
 
     static void pause(long millis) {

@@ -2,7 +2,6 @@ package dev.parley.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.testing.McpTestClient;
@@ -21,7 +20,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -159,28 +157,12 @@ class SigtermDrainIT {
                 () -> "/ready before the drain began: " + readyAnswers);
 
         // --- the next process: every acknowledged flow completes, each effect once ----------------
-        DemoProcess next = start(options);
-        McpTestClient nextClient = new McpTestClient(next.port());
-        long deadline = System.currentTimeMillis() + FINISH_LIMIT_MS;
         List<DemoFlow> acknowledged =
                 flows.stream().filter(DemoFlow::acknowledged).toList();
+        DemoFlow.completeAll(acknowledged, start(options), FINISH_LIMIT_MS);
+        Map<String, Integer> effects = DemoFlow.effectsPerFlow(new DemoLedger(data));
         for (DemoFlow flow : acknowledged) {
-            while (!flow.done()) {
-                if (System.currentTimeMillis() > deadline) {
-                    fail("flow " + flow.name + " did not complete; server output:\n" + next.output());
-                }
-                flow.advance(nextClient, McpTestClient::send);
-            }
-        }
-        Map<String, Integer> effects = new ConcurrentHashMap<>();
-        for (DemoLedger.Entry entry : new DemoLedger(data).entries()) {
-            String flowName = entry.kind().equals("report")
-                    ? entry.fields().get(2)
-                    : entry.fields().get(1);
-            effects.merge(entry.kind() + " " + flowName, 1, Integer::sum);
-        }
-        for (DemoFlow flow : acknowledged) {
-            assertEquals(1, effects.getOrDefault(flow.kind + " " + flow.name, 0), flow.name + " has its effect once");
+            assertEquals(1, effects.getOrDefault(flow.effectKey(), 0), flow.name + " has its effect once");
         }
         System.out.printf(
                 "[drain] %s: %d acknowledged flows completed after the restart%n", store, acknowledged.size());
