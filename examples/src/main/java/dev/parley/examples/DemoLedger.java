@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,12 +33,21 @@ import org.slf4j.LoggerFactory;
  * break, a quote or a brace in a field is escaped. Readers look at fields, never at the text.
  * Each entry carries the idempotency key of the effect, and an entry whose key is already in the
  * ledger is not written again: the ledger holds every effect once by construction, whatever
- * re-runs after a crash. The check and the write happen under a file lock, so the processes of
- * a cluster on one machine share the ledger safely.
+ * re-runs after a crash. The check and the write happen under one file lock, held from before the
+ * check until after the write, so the processes of a cluster on one machine share the ledger safely.
+ *
+ * <p>On Linux a process's file locks are POSIX record locks: closing <em>any</em> channel of the
+ * process on the file releases them all. So while a lock is held, the read that checks the key goes
+ * through the locked channel itself, and no other thread of this JVM opens or closes a channel on a
+ * ledger file: every file access, reading included, takes the one JVM-wide {@link #FILE_ACCESS} monitor.
  */
 public final class DemoLedger {
-    /** One JVM-wide lock: a file lock is held per process, so threads queue here first. */
-    private static final Object WRITING = new Object();
+    /**
+     * Held for every open-use-close of a ledger channel in this JVM. A file lock belongs to the
+     * process, so threads queue here first, and a reader cannot close its channel (releasing the
+     * process's lock) while a writer holds the lock.
+     */
+    private static final Object FILE_ACCESS = new Object();
 
     private static final ObjectMapper JSON = JsonMapper.builder().build();
     private static final Logger log = LoggerFactory.getLogger(DemoLedger.class);
@@ -63,7 +73,7 @@ public final class DemoLedger {
     }
 
     private final Path file;
-    // What has been read of the file so far, with its indexes (guarded by this): tools ask the
+    // What has been read of the file so far, with its indexes (guarded by FILE_ACCESS): tools ask the
     // ledger on every call, so each question is a lookup instead of a scan over every entry.
     private long readSize = 0;
     private final List<Entry> read = new ArrayList<>();
@@ -94,13 +104,14 @@ public final class DemoLedger {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write a ledger entry", e);
         }
-        synchronized (WRITING) {
+        synchronized (FILE_ACCESS) {
             try {
                 Files.createDirectories(file.toAbsolutePath().getParent());
                 try (FileChannel channel = FileChannel.open(
                                 file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
                         FileLock lock = channel.lock()) {
-                    if (hasKey(key)) {
+                    catchUp(channel); // through the locked channel: opening another would lose the lock on close
+                    if (keys.contains(key)) {
                         // A step that ran again after a crash (or a deposit paid twice): the effect counts once.
                         log.info("{} under key {} is in the ledger already: not written again", kind, key);
                         return false;
@@ -129,56 +140,63 @@ public final class DemoLedger {
         return last.get(0) == '\n';
     }
 
-    private synchronized boolean hasKey(String key) {
-        catchUp();
-        return keys.contains(key);
+    /** Every entry, in order (a copy). */
+    public List<Entry> entries() {
+        return afterCatchingUp(() -> List.copyOf(read));
     }
 
-    /** Every entry, in order (a copy). */
-    public synchronized List<Entry> entries() {
-        catchUp();
-        return List.copyOf(read);
+    /** Answers {@code question} on what the file holds now. */
+    private <T> T afterCatchingUp(Supplier<T> question) {
+        synchronized (FILE_ACCESS) {
+            try {
+                if (Files.exists(file)) {
+                    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                        catchUp(channel);
+                    }
+                } else {
+                    catchUp(null);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return question.get();
+        }
     }
 
     /**
      * Reads what the file gained since the last look (other processes of a cluster may append to
      * it), and only up to its last line break: a line still being written is read next time. A line
      * that is not a whole entry (torn by a crash mid-write, then ended by the next append) is skipped.
+     * {@code channel} is null for a file that is not there. The caller holds {@link #FILE_ACCESS}.
      */
-    private void catchUp() {
-        try {
-            long size = Files.exists(file) ? Files.size(file) : 0;
-            if (size < readSize) { // replaced by a shorter file: read it all again
-                readSize = 0;
-                read.clear();
-                keys.clear();
-                countByKind.clear();
-                byField.clear();
-            }
-            if (size == readSize) {
-                return;
-            }
-            ByteBuffer grown = ByteBuffer.allocate(Math.toIntExact(size - readSize));
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-                while (grown.hasRemaining() && channel.read(grown, readSize + grown.position()) >= 0) {}
-            }
-            int whole = 0;
-            for (int i = grown.position() - 1; i >= 0; i--) {
-                if (grown.get(i) == '\n') {
-                    whole = i + 1;
-                    break;
-                }
-            }
-            for (String line : new String(grown.array(), 0, whole, StandardCharsets.UTF_8).split("\n")) {
-                Entry entry = parse(line);
-                if (entry != null) {
-                    add(entry);
-                }
-            }
-            readSize += whole;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    private void catchUp(FileChannel channel) throws IOException {
+        long size = channel == null ? 0 : channel.size();
+        if (size < readSize) { // replaced by a shorter file: read it all again
+            readSize = 0;
+            read.clear();
+            keys.clear();
+            countByKind.clear();
+            byField.clear();
         }
+        if (size == readSize) {
+            return;
+        }
+        ByteBuffer grown = ByteBuffer.allocate(Math.toIntExact(size - readSize));
+        while (grown.hasRemaining() && channel.read(grown, readSize + grown.position()) >= 0) {}
+        int whole = 0;
+        for (int i = grown.position() - 1; i >= 0; i--) {
+            if (grown.get(i) == '\n') {
+                whole = i + 1;
+                break;
+            }
+        }
+        for (String line : new String(grown.array(), 0, whole, StandardCharsets.UTF_8).split("\n")) {
+            Entry entry = parse(line);
+            if (entry != null) {
+                add(entry);
+            }
+        }
+        readSize += whole;
     }
 
     private void add(Entry entry) {
@@ -193,9 +211,8 @@ public final class DemoLedger {
     }
 
     /** The entries of {@code kind} whose field number {@code position} is {@code value}, in order (a copy). */
-    public synchronized List<Entry> entriesWith(String kind, int position, String value) {
-        catchUp();
-        return List.copyOf(byField.getOrDefault(new Field(kind, position, value), List.of()));
+    public List<Entry> entriesWith(String kind, int position, String value) {
+        return afterCatchingUp(() -> List.copyOf(byField.getOrDefault(new Field(kind, position, value), List.of())));
     }
 
     private static Entry parse(String line) {
@@ -215,19 +232,16 @@ public final class DemoLedger {
     }
 
     /** Whether an entry of {@code kind} has exactly these fields. */
-    public synchronized boolean contains(String kind, String... fields) {
-        catchUp();
+    public boolean contains(String kind, String... fields) {
         List<String> wanted = List.of(fields);
-        if (wanted.isEmpty()) {
-            return read.stream()
-                    .anyMatch(e -> e.kind().equals(kind) && e.fields().isEmpty());
-        }
-        return byField.getOrDefault(new Field(kind, 0, wanted.get(0)), List.of()).stream()
-                .anyMatch(e -> e.fields().equals(wanted));
+        return afterCatchingUp(() -> wanted.isEmpty()
+                ? read.stream()
+                        .anyMatch(e -> e.kind().equals(kind) && e.fields().isEmpty())
+                : byField.getOrDefault(new Field(kind, 0, wanted.get(0)), List.of()).stream()
+                        .anyMatch(e -> e.fields().equals(wanted)));
     }
 
-    public synchronized long count(String kind) {
-        catchUp();
-        return countByKind.getOrDefault(kind, 0L);
+    public long count(String kind) {
+        return afterCatchingUp(() -> countByKind.getOrDefault(kind, 0L));
     }
 }

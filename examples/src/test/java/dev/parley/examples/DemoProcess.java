@@ -24,15 +24,20 @@ import java.util.regex.Pattern;
  * the launcher's ready line.
  */
 final class DemoProcess {
-    /** How long one process may take to print its ready line (the shaded jar starts in seconds). */
-    private static final long STARTUP_LIMIT_SECONDS = 60;
+    /**
+     * How long one process may take to print its ready line: the shaded jar starts in seconds on
+     * a quiet machine, in over a minute on a loaded one.
+     */
+    private static final long STARTUP_LIMIT_SECONDS = 180;
 
-    private static final Pattern READY = Pattern.compile("ready.*http://127\\.0\\.0\\.1:(\\d+)/mcp");
+    private static final Pattern READY = Pattern.compile(
+            "ready.*http://127\\.0\\.0\\.1:(\\d+)/mcp(?:, management http://127\\.0\\.0\\.1:(-?\\d+)/ready)?");
 
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final StringBuffer output = new StringBuffer();
     private int port;
+    private int managementPort = -1;
     private long readyAtNanos;
 
     private DemoProcess(Process process) {
@@ -110,6 +115,9 @@ final class DemoProcess {
                     Matcher ready = READY.matcher(line);
                     if (ready.find()) {
                         port = Integer.parseInt(ready.group(1));
+                        if (ready.group(2) != null) {
+                            managementPort = Integer.parseInt(ready.group(2));
+                        }
                         readyAtNanos = System.nanoTime();
                         return;
                     }
@@ -128,6 +136,11 @@ final class DemoProcess {
         return port;
     }
 
+    /** The port of {@code /ready}; -1 when management is off. */
+    int managementPort() {
+        return managementPort;
+    }
+
     /** When this test saw the ready line ({@link System#nanoTime()}). */
     long readyAtNanos() {
         return readyAtNanos;
@@ -140,6 +153,16 @@ final class DemoProcess {
 
     int exitValue() {
         return process.exitValue();
+    }
+
+    /** Sends SIGTERM ({@link Process#destroy()} on Linux): the JVM runs its shutdown hooks and drains. */
+    void terminate() {
+        process.destroy();
+    }
+
+    /** Waits (bounded) until the process has exited; whether it did. */
+    boolean awaitExit(long seconds) throws InterruptedException {
+        return process.waitFor(seconds, TimeUnit.SECONDS);
     }
 
     /** SIGKILL (on Linux, destroyForcibly sends SIGKILL): no shutdown hook, no clean close. */

@@ -68,6 +68,9 @@ public sealed interface JournalDatabase {
     /**
      * An H2 file database in {@code directory}. {@code WRITE_DELAY=0} makes every commit reach the
      * file before it is acknowledged, so a SIGKILL loses nothing that was answered.
+     * {@code DB_CLOSE_ON_EXIT=FALSE}: H2's own JVM shutdown hook would close the database while
+     * a SIGTERM's coordinated shutdown still drains requests into it; the journal's pool closes
+     * it instead, once the actor system has stopped.
      */
     record H2File(Path directory) implements JournalDatabase {
         public H2File {
@@ -77,7 +80,7 @@ public sealed interface JournalDatabase {
         @Override
         public String jdbcUrl() {
             return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("journal")
-                    + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0";
+                    + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
         }
 
         /**

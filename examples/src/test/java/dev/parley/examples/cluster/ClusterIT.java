@@ -66,6 +66,8 @@ import org.junit.jupiter.api.Timeout;
 class ClusterIT {
     /** The bound of every wait. */
     private static final Duration WAIT = Duration.ofSeconds(90);
+    /** The bound of a node JVM's start: seconds on a quiet machine, minutes on a loaded one. */
+    private static final Duration STARTUP = Duration.ofSeconds(240);
 
     private static final String STEP_RECORDED = "parley.task.step-recorded.v1";
 
@@ -120,8 +122,8 @@ class ClusterIT {
             nodes.add(NodeProcess.start("n" + (i + 1), http[i], artery[i], seeds, effectsFile, run, environment));
         }
         for (NodeProcess node : nodes) {
-            if (!node.awaitReady(WAIT)) {
-                fail("node " + node + " was not ready within " + WAIT.toSeconds() + " s:\n" + node.logTail(60));
+            if (!node.awaitReady(STARTUP)) {
+                fail("node " + node + " was not ready within " + STARTUP.toSeconds() + " s:\n" + node.logTail(60));
             }
         }
         awaitMembers(3);
@@ -498,8 +500,8 @@ class ClusterIT {
         NodeProcess back = NodeProcess.start(
                 "n" + (nodes.size() + 1), dead.httpPort, dead.arteryPort, seeds, effects.file(), run, environment);
         nodes.set(nodes.indexOf(dead), back);
-        if (!back.awaitReady(WAIT)) {
-            fail("node " + back + " was not ready within " + WAIT.toSeconds() + " s:\n" + back.logTail(60));
+        if (!back.awaitReady(STARTUP)) {
+            fail("node " + back + " was not ready within " + STARTUP.toSeconds() + " s:\n" + back.logTail(60));
         }
         awaitMembers(3);
         log(

@@ -123,7 +123,7 @@ class JournalOutageOnFullDiskTest {
                             .path(0)
                             .path("text")
                             .asText());
-            eventually("not ready while the disk is full", () -> readiness(management) == 500);
+            eventually("not ready while the disk is full", () -> readiness(management) == 503);
             for (int i = 0; i < 20; i++) {
                 client.send(client.retry(waiting.get("c2"), states.get("c2"), yes())); // a client retrying in a loop
             }

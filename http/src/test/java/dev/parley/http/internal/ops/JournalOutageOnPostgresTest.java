@@ -213,7 +213,7 @@ class JournalOutageOnPostgresTest {
                 assertJournalUnavailable(refused);
             }
             assertTrue(tookMs < REFUSAL_BOUND_MS, "answered in " + tookMs + " ms");
-            eventually("not ready while the journal is away", () -> readiness(management) == 500);
+            eventually("not ready while the journal is away", () -> readiness(management) == 503);
             long notReadyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
 
             // Known unavailable: refused at once; what needs no journal is served.
