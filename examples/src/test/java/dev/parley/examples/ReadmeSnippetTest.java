@@ -83,7 +83,7 @@ class ReadmeSnippetTest {
             blocks++;
             String code = block.group(1);
             assertTrue(
-                    snippets.stream().anyMatch(snippet -> snippet.equals(code)),
+                    snippets.contains(code),
                     "docs/getting-started.md shows code that is no snippet of the starter:\n" + code);
         }
         assertTrue(blocks > 0, "docs/getting-started.md has no code block");
