@@ -3,10 +3,12 @@ package dev.parley.examples;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.http.McpHttpServer;
+import dev.parley.http.ParleyServer;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
-import java.nio.file.Files;
+import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.LoggerFactory;
@@ -23,38 +25,24 @@ public final class Launcher {
     private Launcher() {}
 
     public static void main(String[] args) throws Exception {
-        boolean stdio = List.of(args).contains("--stdio");
-        java.io.PrintStream protocolOut = System.out;
-        if (stdio) {
-            // stdout carries only JSON-RPC: logs (logback.xml reads this property) and any stray print go to stderr.
-            System.setProperty("parley.log.target", "System.err");
-            System.setOut(System.err);
-        }
-        LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
         if (args.length == 0 || !List.of("demo", "fixtures", "migrate").contains(args[0])) {
             usage();
             return;
         }
-        boolean fixtures = args[0].equals("fixtures");
-        boolean portGiven = false;
-        int port = fixtures ? 3001 : 8080;
-        Path data = fixtures ? Path.of("data", "fixtures") : Path.of("data");
-        Config config = ConfigFactory.parseResourcesAnySyntax("application");
-        for (int i = 1; i < args.length; i++) {
-            switch (args[i]) {
-                case "--port" -> {
-                    port = Integer.parseInt(value(args, ++i));
-                    portGiven = true;
-                }
-                case "--data" -> data = Path.of(value(args, ++i));
-                case "--config" -> config = configFrom(value(args, ++i));
-                case "--stdio" -> {}
-                default -> {
-                    usage();
-                    return;
-                }
-            }
+        ParleyServer.Flags flags;
+        Config config;
+        try {
+            flags = ParleyServer.Flags.parse(Arrays.copyOfRange(args, 1, args.length));
+            config = flags.config();
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            usage();
+            return;
         }
+        PrintStream protocolOut = flags.stdio() ? ParleyServer.stdoutForProtocol() : System.out;
+        LoggerFactory.getILoggerFactory(); // initialise logging before Pekko's threads log
+        boolean fixtures = args[0].equals("fixtures");
+        Path data = flags.dataDirectory().orElse(fixtures ? Path.of("data", "fixtures") : Path.of("data"));
         if (args[0].equals("migrate")) {
             JournalDatabase database = JournalDatabase.fromConfig(ConfigFactory.load(config), data);
             JournalSchema.create(database);
@@ -63,15 +51,11 @@ public final class Launcher {
         }
         // -Dparley.http.port wins over the file, as every other system property does (ParleyNode).
         Config withProperties = ConfigFactory.systemProperties().withFallback(config);
-        if (withProperties.hasPath("parley.http.port") && !portGiven) {
-            port = withProperties.getInt("parley.http.port");
-        }
-        if (stdio) {
-            // Pekko's own start-up lines would go to stdout; a stdio server keeps its HTTP port for
-            // what needs a browser (the demo's payment page), on a free port unless one is given.
-            config = ConfigFactory.parseString("pekko.stdout-loglevel = OFF").withFallback(config);
-            port = portGiven ? port : 0;
-        }
+        int port = flags.port()
+                .orElse(
+                        withProperties.hasPath("parley.http.port")
+                                ? withProperties.getInt("parley.http.port")
+                                : fixtures ? 3001 : 8080);
         // The demo's management endpoint is on 8558 unless configured; fixtures and port 0 take a free port.
         if (!withProperties.hasPath("parley.management.port")) {
             config = ConfigFactory.parseString(
@@ -87,14 +71,7 @@ public final class Launcher {
                 server.port(),
                 server.managementPort(),
                 data.toAbsolutePath());
-        if (stdio) {
-            server.serveStdio(System.in, protocolOut, "stdio:" + System.getProperty("user.name"));
-            server.close(); // end of input: the host closed our stdin
-            return;
-        }
-        // No JVM hook of our own: Pekko's CoordinatedShutdown runs on SIGTERM (its own hook) and drains the node.
-        server.node().system().getWhenTerminated().toCompletableFuture().join();
-        System.exit(0);
+        ParleyServer.serve(server, flags, protocolOut);
     }
 
     private static final int DEMO_MANAGEMENT_PORT = 8558;
@@ -132,28 +109,8 @@ public final class Launcher {
                 .start();
     }
 
-    /** A file if one exists at {@code name}, else a resource on the classpath (e.g. local1.conf). */
-    private static Config configFrom(String name) {
-        Path file = Path.of(name);
-        Config parsed = Files.isRegularFile(file)
-                ? ConfigFactory.parseFile(file.toFile())
-                : ConfigFactory.parseResourcesAnySyntax(name);
-        if (parsed.isEmpty()) {
-            throw new IllegalArgumentException("no configuration at " + name);
-        }
-        return parsed.withFallback(ConfigFactory.parseResourcesAnySyntax("application"));
-    }
-
-    private static String value(String[] args, int index) {
-        if (index >= args.length) {
-            throw new IllegalArgumentException("missing value for " + args[index - 1]);
-        }
-        return args[index];
-    }
-
     private static void usage() {
-        System.err.println(
-                "usage: java -jar parley.jar demo|fixtures|migrate [--port P] [--data DIR] [--config FILE] [--stdio]");
+        System.err.println("usage: java -jar parley.jar demo|fixtures|migrate " + ParleyServer.FLAGS);
         System.exit(2);
     }
 }

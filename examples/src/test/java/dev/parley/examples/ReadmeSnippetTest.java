@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -13,11 +16,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Code in the README and the docs/ pages comes from compiled, tested sources: each marked
- * snippet must appear verbatim in one of them.
+ * snippet must appear verbatim in one of them. Markers are comments: {@code // snippet: name} in
+ * Java, {@code <!-- snippet: name -->} in XML, {@code # snippet: name} in HOCON, each closed by an
+ * {@code end snippet} comment.
  */
 class ReadmeSnippetTest {
-    private static final Pattern SNIPPET =
-            Pattern.compile("// snippet: (\\S+)\\n(.*?)\\n\\s*// end snippet", Pattern.DOTALL);
+    private static final Pattern SNIPPET = Pattern.compile(
+            "(?://|#|<!--) snippet: (\\S+?)(?: -->)?\\n(.*?)\\n\\s*(?://|#|<!--) end snippet", Pattern.DOTALL);
+    /** The starter project (built by CI outside the reactor, against the installed artifacts). */
+    private static final Path STARTER = Path.of("../starter");
+    /** A fenced code block of a docs page, in a language that is compiled or read by the build. */
+    private static final Pattern CODE_BLOCK = Pattern.compile("```(?:java|xml|hocon)\\n(.*?)\\n```", Pattern.DOTALL);
 
     /** The README followed by every page under docs/. */
     static String allDocs() throws IOException {
@@ -52,6 +61,49 @@ class ReadmeSnippetTest {
             }
         }
         assertTrue(found > 0, "the examples have no marked snippet");
+    }
+
+    @Test
+    void theDocsShowEveryStarterSnippetExactlyAsBuilt() throws Exception {
+        String docs = allDocs();
+        Map<String, String> snippets = starterSnippets();
+        assertTrue(snippets.size() >= 5, "the starter has too few marked snippets: " + snippets.keySet());
+        snippets.forEach((name, snippet) -> assertTrue(
+                docs.contains(snippet),
+                "README.md or docs/ must contain the starter's snippet '" + name + "' as built"));
+    }
+
+    @Test
+    void everyCodeBlockOfTheGettingStartedPageIsAStarterSnippet() throws Exception {
+        String page = Files.readString(Path.of("../docs/getting-started.md"));
+        Collection<String> snippets = starterSnippets().values();
+        Matcher block = CODE_BLOCK.matcher(page);
+        int blocks = 0;
+        while (block.find()) {
+            blocks++;
+            String code = block.group(1);
+            assertTrue(
+                    snippets.contains(code),
+                    "docs/getting-started.md shows code that is no snippet of the starter:\n" + code);
+        }
+        assertTrue(blocks > 0, "docs/getting-started.md has no code block");
+    }
+
+    /** The starter's marked snippets by name: its sources, resources and pom.xml. */
+    static Map<String, String> starterSnippets() throws IOException {
+        Map<String, String> snippets = new TreeMap<>();
+        try (Stream<Path> files =
+                Stream.concat(Files.walk(STARTER.resolve("src")), Stream.of(STARTER.resolve("pom.xml")))) {
+            for (Path file : files.filter(p -> p.toString().matches(".*\\.(java|xml|conf)"))
+                    .sorted()
+                    .toList()) {
+                Matcher matcher = SNIPPET.matcher(Files.readString(file));
+                while (matcher.find()) {
+                    snippets.put(matcher.group(1), unindent(matcher.group(2)));
+                }
+            }
+        }
+        return snippets;
     }
 
     @Test
