@@ -224,20 +224,8 @@ public final class SocketTransport implements HttpTransport {
     private byte[] readChunked() throws IOException {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         while (true) {
-            String sizeLine = readLine(false);
-            int semicolon = sizeLine.indexOf(';');
-            String hex = (semicolon >= 0 ? sizeLine.substring(0, semicolon) : sizeLine).trim();
-            int size;
-            try {
-                size = Integer.parseInt(hex, 16);
-            } catch (NumberFormatException e) {
-                throw new IOException("bad chunk size: " + sizeLine);
-            }
+            int size = nextChunkSize();
             if (size == 0) {
-                // trailers, then the empty line
-                while (!readLine(false).isEmpty()) {
-                    // ignore trailers
-                }
                 return body.toByteArray();
             }
             if (body.size() + size > MAX_BODY_BYTES) {
@@ -252,23 +240,31 @@ public final class SocketTransport implements HttpTransport {
         }
     }
 
+    /** The next chunk's size; at the last chunk (0) its trailers and the closing empty line are read too. */
+    private int nextChunkSize() throws IOException {
+        String sizeLine = readLine(false);
+        int semicolon = sizeLine.indexOf(';');
+        String hex = (semicolon >= 0 ? sizeLine.substring(0, semicolon) : sizeLine).trim();
+        int size;
+        try {
+            size = Integer.parseInt(hex, 16);
+        } catch (NumberFormatException e) {
+            throw new IOException("bad chunk size: " + sizeLine);
+        }
+        if (size == 0) {
+            while (!readLine(false).isEmpty()) {
+                // ignore trailers
+            }
+        }
+        return size;
+    }
+
     /** A chunked body handed on line by line (UTF-8, LF or CRLF ends) as its chunks arrive. */
     private void readChunkedLines(Lines lines) throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream(256);
         while (true) {
-            String sizeLine = readLine(false);
-            int semicolon = sizeLine.indexOf(';');
-            String hex = (semicolon >= 0 ? sizeLine.substring(0, semicolon) : sizeLine).trim();
-            int size;
-            try {
-                size = Integer.parseInt(hex, 16);
-            } catch (NumberFormatException e) {
-                throw new IOException("bad chunk size: " + sizeLine);
-            }
+            int size = nextChunkSize();
             if (size == 0) {
-                while (!readLine(false).isEmpty()) {
-                    // ignore trailers
-                }
                 if (line.size() > 0) {
                     lines.line(line.toString(StandardCharsets.UTF_8));
                 }
