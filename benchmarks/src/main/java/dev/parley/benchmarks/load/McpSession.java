@@ -7,8 +7,6 @@ import dev.parley.runtime.Json;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -148,10 +146,11 @@ public final class McpSession implements AutoCloseable {
     /**
      * 2025-11-25: a {@code tools/call} whose SSE stream carries server→client requests
      * ({@code elicitation/create}, ...): each is answered with {@code answer}, POSTed as the
-     * client's JSON-RPC response while the stream stays open, until the stream carries the call's
-     * response; its {@code result}. The stream is read as it arrives (the worker's transport reads
-     * whole bodies, so this one request goes over the JDK client). Timed as one {@code kind}
-     * request; the answers are timed as {@code answer}. {@code count} gets the requests answered.
+     * client's JSON-RPC response on the worker's connection while the stream stays open on a
+     * second keep-alive socket, until the stream carries the call's response; its {@code result}.
+     * Both connections are plain blocking sockets, as a 2025 client holds them (one for the
+     * stream, one for its POSTs). Timed as one {@code kind} request; the answers are timed as
+     * {@code answer}. {@code count} gets the requests answered.
      */
     public ObjectNode streamedCall(
             String kind,
@@ -162,64 +161,37 @@ public final class McpSession implements AutoCloseable {
             Duration timeout)
             throws Failure, InterruptedException {
         long id = nextId++;
-        HttpRequest.Builder request = HttpRequest.newBuilder(url)
-                .timeout(timeout)
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        Json.write(request("tools/call", params, id)), StandardCharsets.UTF_8));
-        baseHeaders.forEach(request::header);
-        request.header("MCP-Protocol-Version", negotiatedVersion);
+        Map<String, String> headers = new LinkedHashMap<>(baseHeaders);
+        headers.put("MCP-Protocol-Version", negotiatedVersion);
         if (sessionId != null) {
-            request.header("Mcp-Session-Id", sessionId);
+            headers.put("Mcp-Session-Id", sessionId);
         }
+        byte[] body = Json.write(request("tools/call", params, id)).getBytes(StandardCharsets.UTF_8);
+        if (streamTransport == null) {
+            if (!"http".equals(url.getScheme())) {
+                throw new Failure(kind, "a 2025-11-25 stream is read over plain http only", false);
+            }
+            streamTransport = new SocketTransport(url, timeout);
+        }
+        EventStream events = new EventStream(id, answer, count);
         long start = System.nanoTime();
-        HttpResponse<java.util.stream.Stream<String>> response;
+        HttpTransport.Response response;
         try {
-            response = streaming().send(request.build(), HttpResponse.BodyHandlers.ofLines());
-        } catch (HttpTimeoutException e) {
+            response = streamTransport.post(headers, body, events::line);
+        } catch (AnswerFailed e) {
+            throw e.failure;
+        } catch (SocketTimeoutException e) {
             throw new Failure(kind, "timeout", true);
         } catch (IOException e) {
             throw new Failure(kind, "io " + e.getClass().getSimpleName(), true);
         }
-        if (response.statusCode() / 100 != 2) {
-            response.body().close();
-            throw new Failure(kind, "http " + response.statusCode(), false);
-        }
-        JsonNode message = null;
-        try (java.util.stream.Stream<String> lines = response.body()) {
-            if (!response.headers().firstValue("content-type").orElse("").startsWith("text/event-stream")) {
-                message = Json.parse(String.join("\n", lines.toList()));
-            } else {
-                StringBuilder data = new StringBuilder();
-                for (java.util.Iterator<String> it = lines.iterator(); it.hasNext() && message == null; ) {
-                    String line = it.next();
-                    if (line.startsWith("data:")) {
-                        data.append(line.substring(5).strip());
-                        continue;
-                    }
-                    if (!line.isEmpty() || data.length() == 0) {
-                        continue;
-                    }
-                    JsonNode event = Json.parse(data.toString());
-                    data.setLength(0);
-                    if (event.has("method") && event.has("id")) {
-                        ObjectNode reply = Json.object().put("jsonrpc", "2.0");
-                        reply.set("id", event.get("id"));
-                        reply.set("result", answer.apply(event));
-                        Exchange answered = send("answer", reply, Map.of());
-                        if (answered.response.status() != 202) {
-                            throw new Failure("answer", "http " + answered.response.status(), false);
-                        }
-                        timings.request("answer", answered.start, answered.end);
-                        count.incrementAndGet();
-                    } else if (!event.has("method") && event.path("id").asLong(Long.MIN_VALUE) == id) {
-                        message = event;
-                    }
-                }
-            }
-        } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
-            throw new Failure(kind, "unreadable stream", true);
-        }
         long end = System.nanoTime();
+        if (response.status() / 100 != 2) {
+            throw new Failure(kind, "http " + response.status(), false);
+        }
+        JsonNode message = response.contentType().startsWith("text/event-stream")
+                ? events.response
+                : responseMessage(response, id);
         if (message == null) {
             throw new Failure(kind, "stream ended without the response", false);
         }
@@ -233,15 +205,75 @@ public final class McpSession implements AutoCloseable {
         return result;
     }
 
-    private java.net.http.HttpClient streamingClient;
+    private SocketTransport streamTransport;
 
-    private java.net.http.HttpClient streaming() {
-        if (streamingClient == null) {
-            streamingClient = java.net.http.HttpClient.newBuilder()
-                    .version(java.net.http.HttpClient.Version.HTTP_1_1)
-                    .build();
+    /** A failed answer POST, carried out of the stream reader. */
+    private static final class AnswerFailed extends IOException {
+        final Failure failure;
+
+        AnswerFailed(Failure failure) {
+            super(failure.getMessage(), null);
+            this.failure = failure;
         }
-        return streamingClient;
+    }
+
+    /** Reads a call's SSE stream as it arrives: answers each server request, keeps the call's response. */
+    private final class EventStream {
+        private final long id;
+        private final Function<JsonNode, JsonNode> answer;
+        private final java.util.concurrent.atomic.AtomicInteger count;
+        private final StringBuilder data = new StringBuilder();
+        private JsonNode response;
+
+        EventStream(long id, Function<JsonNode, JsonNode> answer, java.util.concurrent.atomic.AtomicInteger count) {
+            this.id = id;
+            this.answer = answer;
+            this.count = count;
+        }
+
+        void line(String line) throws IOException {
+            if (line.startsWith("data:")) {
+                data.append(line.substring(5).strip());
+                return;
+            }
+            if (!line.isEmpty() || data.length() == 0) {
+                return;
+            }
+            JsonNode event;
+            try {
+                event = Json.parse(data.toString());
+            } catch (IllegalArgumentException e) {
+                throw new IOException("unreadable event", e);
+            } finally {
+                data.setLength(0);
+            }
+            if (event.has("method") && event.has("id")) {
+                try {
+                    answer(event);
+                } catch (Failure e) {
+                    throw new AnswerFailed(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted");
+                }
+            } else if (response == null
+                    && !event.has("method")
+                    && event.path("id").asLong(Long.MIN_VALUE) == id) {
+                response = event;
+            }
+        }
+
+        private void answer(JsonNode request) throws Failure, InterruptedException {
+            ObjectNode reply = Json.object().put("jsonrpc", "2.0");
+            reply.set("id", request.get("id"));
+            reply.set("result", answer.apply(request));
+            Exchange answered = send("answer", reply, Map.of());
+            if (answered.response.status() != 202) {
+                throw new Failure("answer", "http " + answered.response.status(), false);
+            }
+            timings.request("answer", answered.start, answered.end);
+            count.incrementAndGet();
+        }
     }
 
     private static ObjectNode request(String method, ObjectNode params, long id) {
@@ -391,5 +423,8 @@ public final class McpSession implements AutoCloseable {
     @Override
     public void close() {
         transport.close();
+        if (streamTransport != null) {
+            streamTransport.close();
+        }
     }
 }

@@ -54,11 +54,25 @@ public final class SocketTransport implements HttpTransport {
         return connects;
     }
 
+    /** Where the lines of a streamed (chunked) response body go as they arrive, without their line ends. */
+    @FunctionalInterface
+    public interface Lines {
+        void line(String line) throws IOException;
+    }
+
     @Override
     public Response post(Map<String, String> headers, byte[] body) throws IOException {
+        return post(headers, body, null);
+    }
+
+    /**
+     * As {@link #post(Map, byte[])}, but a chunked body (an SSE stream) goes to {@code lines} line by
+     * line as it arrives, while the stream stays open, and the returned response's body is empty.
+     */
+    public Response post(Map<String, String> headers, byte[] body, Lines lines) throws IOException {
         boolean reused = socket != null;
         try {
-            return exchange(headers, body);
+            return exchange(headers, body, lines);
         } catch (IOException e) {
             closeSocket();
             // A kept-alive connection the server had already closed: the request never reached it.
@@ -71,7 +85,7 @@ public final class SocketTransport implements HttpTransport {
             throw e;
         }
         try {
-            return exchange(headers, body);
+            return exchange(headers, body, lines);
         } catch (IOException | RuntimeException e) {
             closeSocket();
             if (e instanceof StaleConnection) {
@@ -84,7 +98,7 @@ public final class SocketTransport implements HttpTransport {
     /** True while the request is being written (nothing of the response has been read). */
     private boolean sending;
 
-    private Response exchange(Map<String, String> headers, byte[] body) throws IOException {
+    private Response exchange(Map<String, String> headers, byte[] body, Lines lines) throws IOException {
         sending = false;
         if (socket == null) {
             connect();
@@ -127,6 +141,9 @@ public final class SocketTransport implements HttpTransport {
                 .toLowerCase(Locale.ROOT)
                 .contains("close");
         if (status == 204 || status == 304 || status < 200) {
+            responseBody = new byte[0];
+        } else if (transferEncoding.contains("chunked") && lines != null) {
+            readChunkedLines(lines);
             responseBody = new byte[0];
         } else if (transferEncoding.contains("chunked")) {
             responseBody = readChunked();
@@ -207,20 +224,8 @@ public final class SocketTransport implements HttpTransport {
     private byte[] readChunked() throws IOException {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         while (true) {
-            String sizeLine = readLine(false);
-            int semicolon = sizeLine.indexOf(';');
-            String hex = (semicolon >= 0 ? sizeLine.substring(0, semicolon) : sizeLine).trim();
-            int size;
-            try {
-                size = Integer.parseInt(hex, 16);
-            } catch (NumberFormatException e) {
-                throw new IOException("bad chunk size: " + sizeLine);
-            }
+            int size = nextChunkSize();
             if (size == 0) {
-                // trailers, then the empty line
-                while (!readLine(false).isEmpty()) {
-                    // ignore trailers
-                }
                 return body.toByteArray();
             }
             if (body.size() + size > MAX_BODY_BYTES) {
@@ -231,6 +236,56 @@ public final class SocketTransport implements HttpTransport {
                 throw new EOFException("chunk cut short");
             }
             body.write(chunk);
+            readLine(false);
+        }
+    }
+
+    /** The next chunk's size; at the last chunk (0) its trailers and the closing empty line are read too. */
+    private int nextChunkSize() throws IOException {
+        String sizeLine = readLine(false);
+        int semicolon = sizeLine.indexOf(';');
+        String hex = (semicolon >= 0 ? sizeLine.substring(0, semicolon) : sizeLine).trim();
+        int size;
+        try {
+            size = Integer.parseInt(hex, 16);
+        } catch (NumberFormatException e) {
+            throw new IOException("bad chunk size: " + sizeLine);
+        }
+        if (size == 0) {
+            while (!readLine(false).isEmpty()) {
+                // ignore trailers
+            }
+        }
+        return size;
+    }
+
+    /** A chunked body handed on line by line (UTF-8, LF or CRLF ends) as its chunks arrive. */
+    private void readChunkedLines(Lines lines) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+        while (true) {
+            int size = nextChunkSize();
+            if (size == 0) {
+                if (line.size() > 0) {
+                    lines.line(line.toString(StandardCharsets.UTF_8));
+                }
+                return;
+            }
+            byte[] chunk = in.readNBytes(size);
+            if (chunk.length != size) {
+                throw new EOFException("chunk cut short");
+            }
+            for (byte b : chunk) {
+                if (b == '\n') {
+                    byte[] bytes = line.toByteArray();
+                    int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
+                    lines.line(new String(bytes, 0, length, StandardCharsets.UTF_8));
+                    line.reset();
+                } else if (line.size() > MAX_HEADER_BYTES * 16) {
+                    throw new IOException("event stream line too long");
+                } else {
+                    line.write(b);
+                }
+            }
             readLine(false);
         }
     }

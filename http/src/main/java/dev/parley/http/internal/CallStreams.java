@@ -8,12 +8,13 @@ import dev.parley.actors.internal.pipeline.StreamCursors;
 import dev.parley.runtime.internal.engine.Cancellation;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.OverflowStrategy;
 import org.apache.pekko.stream.javadsl.Source;
@@ -64,10 +65,15 @@ final class CallStreams {
      */
     HttpResponse open(
             String principal, String sessionId, String protocolVersion, StreamCursors.Cursor start, Call call) {
-        Pair<SourceQueueWithComplete<Object>, Source<Object, NotUsed>> queue =
-                Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead()).preMaterialize(materializer);
         Cancellation awaiting = new Cancellation();
-        Connection connection = new Connection(queue.first(), awaiting, principal, sessionId);
+        Connection connection = new Connection(awaiting, principal, sessionId);
+        // The queue runs inside the HTTP connection's own stream (no actor of its own, no hand-over between
+        // two streams for each event); what is sent before the response is rendered waits in the connection.
+        Source<Object, NotUsed> events = Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead())
+                .mapMaterializedValue(queue -> {
+                    connection.attach(queue);
+                    return NotUsed.getInstance();
+                });
         // Older clients cannot parse an event with empty data (spec 2025-11-25 §3.2): they get ids only.
         if (protocolVersion.compareTo("2025-11-25") >= 0) {
             connection.prime(start);
@@ -86,7 +92,7 @@ final class CallStreams {
             connection.close();
             finished.cancel();
         });
-        return replies.eventStream(queue.second().watchTermination((notUsed, terminated) -> {
+        return replies.eventStream(events.watchTermination((notUsed, terminated) -> {
             PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
                 connection.close();
                 if (poll != null) {
@@ -99,23 +105,33 @@ final class CallStreams {
 
     /** One connection of a call stream; sending and closing are serialized, so nothing goes out after the end. */
     private final class Connection implements LegacyCalls.Events {
-        private final SourceQueueWithComplete<Object> queue;
         private final Cancellation awaiting;
         private final String principal;
         private final String sessionId;
         private final String tag = HexFormat.of().toHexDigits(RANDOM.nextLong());
+        private final List<HttpReplies.SseEvent> beforeAttach = new ArrayList<>();
+        private SourceQueueWithComplete<Object> queue;
         private long sent;
         private boolean closed;
 
-        Connection(SourceQueueWithComplete<Object> queue, Cancellation awaiting, String principal, String sessionId) {
-            this.queue = queue;
+        Connection(Cancellation awaiting, String principal, String sessionId) {
             this.awaiting = awaiting;
             this.principal = principal;
             this.sessionId = sessionId;
         }
 
+        /** The response's stream is running: what was sent meanwhile goes first. */
+        synchronized void attach(SourceQueueWithComplete<Object> running) {
+            queue = running;
+            beforeAttach.forEach(running::offer);
+            beforeAttach.clear();
+            if (closed) {
+                running.complete();
+            }
+        }
+
         synchronized void prime(StreamCursors.Cursor start) {
-            queue.offer(new HttpReplies.SseEvent(id(start), retryMs, null));
+            offer(new HttpReplies.SseEvent(id(start), retryMs, null));
         }
 
         @Override
@@ -123,7 +139,7 @@ final class CallStreams {
             if (closed) {
                 return false;
             }
-            queue.offer(new HttpReplies.SseEvent(cursor.callId() == null ? null : id(cursor), null, message));
+            offer(new HttpReplies.SseEvent(cursor.callId() == null ? null : id(cursor), null, message));
             return true;
         }
 
@@ -132,7 +148,17 @@ final class CallStreams {
             if (!closed) {
                 closed = true;
                 awaiting.cancel();
-                queue.complete();
+                if (queue != null) {
+                    queue.complete();
+                }
+            }
+        }
+
+        private void offer(HttpReplies.SseEvent event) {
+            if (queue == null) {
+                beforeAttach.add(event);
+            } else {
+                queue.offer(event);
             }
         }
 

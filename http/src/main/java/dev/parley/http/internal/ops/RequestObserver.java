@@ -1,6 +1,7 @@
 package dev.parley.http.internal.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.actors.internal.ops.ParleyTracing;
@@ -251,7 +252,8 @@ public final class RequestObserver {
                                     return frame;
                                 })
                                 .watchTermination((notUsed, done) -> {
-                                    done.whenComplete((ok, closed) -> end(CLOSED, ""));
+                                    // direct: a plain continuation on Pekko's stage would start a thread per stream
+                                    PekkoStages.direct(done).whenComplete((ok, closed) -> end(CLOSED, ""));
                                     return NotUsed.getInstance();
                                 })));
             });
