@@ -324,6 +324,7 @@ public final class DemoTools {
                 .description("Drafts a report, asks for approval, then publishes it; a task for clients that "
                         + "declare the tasks extension.")
                 .taskSupport(TaskSupport.OPTIONAL)
+                .asksInTask() // a client that cannot be asked gets the approval's fallback at once
                 .handler((args, ctx) -> {
                     // With the tasks extension declared, the call becomes a task here: the client gets a
                     // taskId at once and polls tasks/get. Without it, the same code runs synchronously.

@@ -362,6 +362,22 @@ class DemoServerTest {
         assertEquals(List.of(), newLines(before));
     }
 
+    @Test
+    void aTasksCapableClientWithoutElicitationGetsPublishReportsFallbackInsteadOfATask() {
+        List<String> before = ledger.lines();
+        ObjectNode request = client.toolCall(
+                "publish_report",
+                Json.object().put("title", "Q4"),
+                "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}");
+        JsonNode result = assertCompleted(client.send(request), request);
+        assertEquals(
+                "Report \"Q4\" not published: this client cannot show a form. Call publish_report again with a "
+                        + "channel argument (intranet or website) to approve it.",
+                text(result));
+        assertFalse(result.has("task"), () -> "result: " + result);
+        assertEquals(List.of(), newLines(before));
+    }
+
     // --- tasks (io.modelcontextprotocol/tasks): book_venue's contract, publish_report -------
 
     private static final Duration TASK_LIMIT = Duration.ofSeconds(30);

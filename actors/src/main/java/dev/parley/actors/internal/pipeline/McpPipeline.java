@@ -14,6 +14,7 @@ import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.JsonRpc.Notification;
+import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -187,7 +188,10 @@ public final class McpPipeline {
                             request.id(),
                             Errors.methodNotFound(request.method()).toError()));
             };
-            return reply.exceptionally(failure -> internalError(request, failure));
+            CompletionStage<McpReply.Final> answered = reply.exceptionally(failure -> internalError(request, failure));
+            return Legacy.VERSIONS.contains(request.protocolVersion())
+                    ? answered.thenApply(end -> LegacyCalls.forLegacyClient(request, end))
+                    : answered;
         } catch (McpException e) {
             return done(McpReply.Error.inBand(request.id(), e.toError()));
         } catch (RuntimeException e) {
