@@ -1,6 +1,7 @@
 package dev.parley.actors.internal.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.ToolResult;
@@ -27,9 +28,11 @@ public final class LegacyCalls {
     private static final Logger log = LoggerFactory.getLogger(LegacyCalls.class);
 
     private final McpPipeline pipeline;
+    private final ParleyMetrics metrics;
 
-    LegacyCalls(McpPipeline pipeline) {
+    LegacyCalls(McpPipeline pipeline, ParleyMetrics metrics) {
         this.pipeline = pipeline;
+        this.metrics = metrics;
     }
 
     /**
@@ -184,8 +187,10 @@ public final class LegacyCalls {
             for (String key : waiting.result().inputRequests().keySet()) {
                 position++;
                 if (sent.add(key)) {
+                    JsonRpc.Request question = pipeline.serverRequests().requestFor(request, waiting, key);
+                    metrics.deprecatedRequest("server_request", question.method());
                     events.send(
-                            pipeline.serverRequests().requestFor(request, waiting, key),
+                            question,
                             new StreamCursors.Cursor(waiting.callId(), waiting.round(), position, request.id()));
                 }
             }

@@ -4,6 +4,7 @@ import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.journal.NewEntityIds;
+import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
@@ -91,7 +92,7 @@ public final class McpPipeline {
                 sharding, settings, server, catalog.legacyCapabilities(), JournalAvailability.get(system));
         this.serverRequests =
                 new ServerRequestBridge(system, stateCodec, sharding, settings, JournalAvailability.get(system));
-        this.legacyCalls = new LegacyCalls(this);
+        this.legacyCalls = new LegacyCalls(this, ParleyMetrics.get(system));
         this.streamCursors = new StreamCursors(stateCodec);
         this.legacyCancellations = new LegacyCancellations(system);
         this.journal = JournalAvailability.get(system);

@@ -53,10 +53,13 @@ public final class ReplayEngine {
 
     /** Hears what a node counts of its runs. */
     public interface Observer {
-        Observer NONE = (target, mode) -> {};
+        Observer NONE = new Observer() {};
 
         /** A question of {@code target} in {@code mode} (form, url) could not be asked and its fallback was taken. */
-        void fallbackTaken(CallTarget target, String mode);
+        default void fallbackTaken(CallTarget target, String mode) {}
+
+        /** A run of {@code target} ended asking {@code questions}. */
+        default void asked(CallTarget target, List<AskedQuestion> questions) {}
     }
 
     private final Executor toolExecutor;
@@ -108,7 +111,13 @@ public final class ReplayEngine {
         } catch (Throwable t) {
             result = CompletableFuture.failedFuture(t);
         }
-        return result.handle((value, failure) -> outcome(target, context, value, failure, failures));
+        return result.handle((value, failure) -> {
+            RunOutcome outcome = outcome(target, context, value, failure, failures);
+            if (outcome instanceof RunOutcome.NeedsInput needs) {
+                observer.asked(target, needs.questions());
+            }
+            return outcome;
+        });
     }
 
     private static RunOutcome outcome(
