@@ -248,6 +248,7 @@ public final class DemoTools {
                         () -> !ledger.entriesWith("booking", 0, bookingId).isEmpty())) {
             return ToolResult.error("Nothing booked: deposit " + depositId + " paid for " + bookingId + " already.");
         }
+        // snippet: book_venue_fallback
         String date = args.date().toString();
         if (isTaken(date, bookingId)) {
             String suggestion = nextFreeDate(args.date(), bookingId);
@@ -263,6 +264,7 @@ public final class DemoTools {
                     .orElseReturn(no -> ToolResult.text("Nothing booked: the date question was " + no + "."))
                     .date()
                     .toString();
+            // end snippet
             if (isTaken(date, bookingId)) {
                 return ToolResult.error("Nothing booked: " + date + " is taken too.");
             }
