@@ -89,31 +89,11 @@ class InteropIT {
     })
     void aRealClientRunsTheAskingToolsToCompletionAndNoEffectRepeats(String client, String transport, String era)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("node", "drive.mjs", client, transport));
-        if (transport.equals("http")) {
-            DemoProcess demo = DemoProcess.start(data, QUICK_START);
-            processes.add(demo);
-            command.add("http://127.0.0.1:" + demo.port() + "/mcp");
-        } else {
-            command.addAll(List.of(
-                    DemoProcess.java(),
-                    DemoProcess.jar().toAbsolutePath().toString(),
-                    data.toAbsolutePath().toString()));
-        }
-        Run driver = run(command, DRIVER_LIMIT_SECONDS, "node is needed for the interop test");
+        Run driver = drive(client, transport, Map.of());
         String label = "interop " + client + " " + transport;
         assertEquals(0, driver.exitCode, () -> label + ": the driver failed:\n" + driver.output);
 
-        Matcher negotiated = Pattern.compile("(?m)^negotiated (\\S+)").matcher(driver.output);
-        assertTrue(negotiated.find(), () -> label + ": no negotiated line:\n" + driver.output);
-        assertEquals(era, negotiated.group(1), () -> label + ": protocol version\n" + driver.output);
-
-        Map<String, JsonNode> results = new TreeMap<>();
-        Matcher line = Pattern.compile("(?m)^result (.+)$").matcher(driver.output);
-        while (line.find()) {
-            JsonNode result = Json.parse(line.group(1));
-            results.put(result.get("tool").asText(), result);
-        }
+        Map<String, JsonNode> results = results(label, driver, era);
         assertEquals(
                 List.of("book_venue", "create_invoice", "schedule_release"),
                 List.copyOf(results.keySet()),
@@ -176,30 +156,10 @@ class InteropIT {
     })
     void aRealClientWithoutElicitationSeesTheFallbackTexts(String client, String transport, String era)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("node", "drive.mjs", client, transport));
-        if (transport.equals("http")) {
-            DemoProcess demo = DemoProcess.start(data, QUICK_START);
-            processes.add(demo);
-            command.add("http://127.0.0.1:" + demo.port() + "/mcp");
-        } else {
-            command.addAll(List.of(
-                    DemoProcess.java(),
-                    DemoProcess.jar().toAbsolutePath().toString(),
-                    data.toAbsolutePath().toString()));
-        }
-        Run driver = run(command, Map.of("PARLEY_NO_ELICITATION", "1"), DRIVER_LIMIT_SECONDS, "node is needed");
+        Run driver = drive(client, transport, Map.of("PARLEY_NO_ELICITATION", "1"));
         String label = "interop " + client + " " + transport + " without elicitation";
         assertEquals(0, driver.exitCode, () -> label + ": the driver failed:\n" + driver.output);
-        Matcher negotiated = Pattern.compile("(?m)^negotiated (\\S+)").matcher(driver.output);
-        assertTrue(negotiated.find(), () -> label + ": no negotiated line:\n" + driver.output);
-        assertEquals(era, negotiated.group(1), () -> label + ": protocol version\n" + driver.output);
-
-        Map<String, JsonNode> results = new TreeMap<>();
-        Matcher line = Pattern.compile("(?m)^result (.+)$").matcher(driver.output);
-        while (line.find()) {
-            JsonNode result = Json.parse(line.group(1));
-            results.put(result.get("tool").asText(), result);
-        }
+        Map<String, JsonNode> results = results(label, driver, era);
         assertEquals(
                 "No release scheduled for billing: this client cannot show a form. Call schedule_release again with "
                         + "a window argument, e.g. \"window\": \"2026-12-01T09:00:00Z\".",
@@ -213,6 +173,37 @@ class InteropIT {
         results.values().forEach(result -> assertTrue(!result.get("isError").asBoolean(), () -> label + ": " + result));
         assertEquals(List.of(), new DemoLedger(data).lines(), label);
         System.out.println(label + ": fallbacks seen (" + era + ")");
+    }
+
+    /** Runs the driver with {@code client} against a demo server over {@code transport}. */
+    private Run drive(String client, String transport, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("node", "drive.mjs", client, transport));
+        if (transport.equals("http")) {
+            DemoProcess demo = DemoProcess.start(data, QUICK_START);
+            processes.add(demo);
+            command.add("http://127.0.0.1:" + demo.port() + "/mcp");
+        } else {
+            command.addAll(List.of(
+                    DemoProcess.java(),
+                    DemoProcess.jar().toAbsolutePath().toString(),
+                    data.toAbsolutePath().toString()));
+        }
+        return run(command, environment, DRIVER_LIMIT_SECONDS, "node is needed for the interop test");
+    }
+
+    /** The driver's results by tool, after checking the version it negotiated. */
+    private static Map<String, JsonNode> results(String label, Run driver, String era) {
+        Matcher negotiated = Pattern.compile("(?m)^negotiated (\\S+)").matcher(driver.output);
+        assertTrue(negotiated.find(), () -> label + ": no negotiated line:\n" + driver.output);
+        assertEquals(era, negotiated.group(1), () -> label + ": protocol version\n" + driver.output);
+        Map<String, JsonNode> results = new TreeMap<>();
+        Matcher line = Pattern.compile("(?m)^result (.+)$").matcher(driver.output);
+        while (line.find()) {
+            JsonNode result = Json.parse(line.group(1));
+            results.put(result.get("tool").asText(), result);
+        }
+        return results;
     }
 
     /** Checks the text against the pattern and the questions asked (by mode); returns the pattern's group. */
