@@ -2,6 +2,8 @@
 // Run by InteropIT:
 //   node drive.mjs <v1|v2-auto|v2-legacy> http <url>
 //   node drive.mjs <v1|v2-auto|v2-legacy> stdio <java> <parley.jar> <data dir>
+// With PARLEY_NO_ELICITATION=1 the client declares no elicitation: it calls schedule_release and
+// book_venue on a taken date, and prints the fallback texts the tools answer with.
 // Prints one "result {json}" line per tool, a line "negotiated <version>", and one line
 // "received {json}" per message the server sent it ({"answering": <method of the request it
 // answers, or null>, "message": ...}); the Java test checks the texts, the demo ledger and, on
@@ -9,7 +11,12 @@
 
 const [clientKind, transportKind, ...where] = process.argv.slice(2);
 
-const CALLS = [
+const noElicitation = process.env.PARLEY_NO_ELICITATION === '1';
+
+const CALLS = noElicitation ? [
+  { name: 'schedule_release', arguments: { service: 'billing' } },
+  { name: 'book_venue', arguments: { date: '2026-12-24', guests: 40 } },
+] : [
   { name: 'schedule_release', arguments: { service: 'billing' } },
   { name: 'create_invoice', arguments: { client: 'ACME', amount: 120.5 } },
   { name: 'book_venue', arguments: { date: '2026-12-24', guests: 40 } },
@@ -45,12 +52,14 @@ async function answerElicitation(params) {
 
 async function makeClient() {
   const info = { name: `parley-interop-${clientKind}`, version: '1.0.0' };
-  const capabilities = { elicitation: { form: {}, url: {} } };
+  const capabilities = noElicitation ? {} : { elicitation: { form: {}, url: {} } };
   if (clientKind === 'v1') {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const client = new Client(info, { capabilities });
-    client.setRequestHandler(ElicitRequestSchema, request => answerElicitation(request.params));
+    if (!noElicitation) {
+      client.setRequestHandler(ElicitRequestSchema, request => answerElicitation(request.params));
+    }
     return client;
   }
   const mode = { 'v2-auto': 'auto', 'v2-legacy': 'legacy' }[clientKind];
@@ -63,7 +72,9 @@ async function makeClient() {
     versionNegotiation: { mode },
     inputRequired: { autoFulfill: true, maxRounds: 5 },
   });
-  client.setRequestHandler('elicitation/create', request => answerElicitation(request.params));
+  if (!noElicitation) {
+    client.setRequestHandler('elicitation/create', request => answerElicitation(request.params));
+  }
   return client;
 }
 

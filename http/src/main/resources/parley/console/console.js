@@ -176,7 +176,11 @@
             el('div', {}, el('h2', {}, 'Errors by code'), table(['code', 'answered'], Object.entries(data.errorsByCode).map(([code, n]) =>
               el('tr', { 'data-error-code': code }, el('td', {}, code), el('td', { class: 'num', 'data-count': n }, n)))),
               el('h2', {}, 'Refused at the HTTP edge'), table(['reason', 'requests'], Object.entries(data.refusedAtEdge).map(([reason, n]) =>
-                el('tr', {}, el('td', {}, reason), el('td', { class: 'num' }, n)))))),
+                el('tr', {}, el('td', {}, reason), el('td', { class: 'num' }, n))))),
+            el('div', {}, el('h2', {}, 'Elicitation answers'), table(['action', 'answers'], Object.entries(data.elicitationAnswers).map(([action, n]) =>
+              el('tr', { 'data-elicitation-action': action }, el('td', {}, action), el('td', { class: 'num', 'data-count': n }, n)))),
+              el('h2', {}, 'Deprecated features in use'), table(['method', 'requests'], Object.entries(data.deprecatedRequests).map(([method, n]) =>
+                el('tr', { 'data-deprecated-method': method }, el('td', {}, method), el('td', { class: 'num', 'data-count': n }, n)))))),
           el('h2', {}, 'Cluster'),
           table(['member', 'status', 'reachable', 'roles'], data.cluster.members.map(m =>
             el('tr', { 'data-member': m.address }, el('td', {}, m.address + (m.address === data.cluster.self ? ' (this node)' : '')

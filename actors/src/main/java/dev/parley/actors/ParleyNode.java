@@ -18,7 +18,9 @@ import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
 import dev.parley.persistence.internal.JournalQueries;
 import dev.parley.persistence.internal.JournalRetention;
+import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.internal.engine.AskedQuestion;
 import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateCodec;
@@ -102,8 +104,21 @@ public final class ParleyNode implements AutoCloseable {
         // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
         ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
         ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // issue 13: executor_* metrics
-        ReplayEngine engine =
-                new ReplayEngine(toolExecutor, new FailureReports(effective.getBoolean("parley.show-failure-details")));
+        ParleyMetrics metrics = ParleyMetrics.get(system);
+        ReplayEngine engine = new ReplayEngine(
+                toolExecutor,
+                new FailureReports(effective.getBoolean("parley.show-failure-details")),
+                new ReplayEngine.Observer() {
+                    @Override
+                    public void fallbackTaken(CallTarget target, String mode) {
+                        metrics.elicitationAnswered(target.name(), mode, "unanswerable", null);
+                    }
+
+                    @Override
+                    public void asked(CallTarget target, List<AskedQuestion> questions) {
+                        metrics.asked(questions);
+                    }
+                });
         ClusterMembershipLog.start(system);
         ClusterSharding sharding = ClusterSharding.get(system);
         ToolCallEntity.init(system, server, engine, toolExecutor, settings.stepTimeout());

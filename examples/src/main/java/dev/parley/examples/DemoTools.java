@@ -3,6 +3,7 @@ package dev.parley.examples;
 import dev.parley.runtime.CallContext;
 import dev.parley.runtime.Description;
 import dev.parley.runtime.Elicitation;
+import dev.parley.runtime.Fallback;
 import dev.parley.runtime.McpApps;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.TaskSupport;
@@ -18,10 +19,13 @@ import java.time.LocalDate;
 import java.time.YearMonth;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * The seed scenarios of the demo server (DESIGN.md §9), written against the public author API:
@@ -66,7 +70,10 @@ public final class DemoTools {
     }
 
     public record ScheduleRelease(
-            @Description("The service to release") String service) {}
+            @Description("The service to release") String service,
+
+            @Description("Release window start (ISO-8601 instant); asked for when missing")
+            Optional<Instant> window) {}
 
     // snippet: schedule_release
     public record Window(@Title("Release window start") Instant window) {}
@@ -74,13 +81,23 @@ public final class DemoTools {
     ToolDefinition<ScheduleRelease> scheduleRelease() {
         return ToolDefinition.tool("schedule_release", ScheduleRelease.class)
                 .title("Schedule a release")
-                .description("Asks for a release window, then schedules the release.")
+                .description("Asks for a release window (unless given as `window`), then schedules the release.")
                 .handler((args, ctx) -> {
-                    Window answer = ctx.elicit(
-                                    "window",
-                                    Elicitation.form("When should " + args.service() + " be released?", Window.class))
-                            .orElseReturn(no -> ToolResult.text(
-                                    "No release scheduled for " + args.service() + ": the request was " + no + "."));
+                    Window answer = args.window().isPresent()
+                            ? new Window(args.window().get())
+                            : ctx.elicit(
+                                            "window",
+                                            Elicitation.form(
+                                                    "When should " + args.service() + " be released?", Window.class),
+                                            // A client that cannot show the form is told how to answer up front.
+                                            Fallback.returning(
+                                                    cannot -> ToolResult.text(
+                                                            "No release scheduled for "
+                                                                    + args.service() + ": " + cannot
+                                                                    + ". Call schedule_release again "
+                                                                    + "with a window argument, e.g. \"window\": \"2026-12-01T09:00:00Z\".")))
+                                    .orElseReturn(no -> ToolResult.text("No release scheduled for " + args.service()
+                                            + ": the request was " + no + "."));
                     // A journaled step runs once however often the handler is re-run; its key is the same
                     // after a crash, and the ledger keeps one entry per key: scheduled exactly once.
                     String ticket = ctx.step("schedule", String.class, key -> {
@@ -101,7 +118,10 @@ public final class DemoTools {
 
     public record CreateInvoice(
             @Description("Who the invoice is for") String client,
-            @Description("Amount in the invoice currency") double amount) {}
+            @Description("Amount in the invoice currency") double amount,
+
+            @Description("EUR, USD, GBP or CHF; asked for when missing")
+            Optional<Currency> currency) {}
 
     public enum Currency {
         EUR,
@@ -120,15 +140,21 @@ public final class DemoTools {
                 .requiredScopes("invoice:write") // with parley.auth on, only tokens with this scope see and call it
                 // end snippet
                 .handler((args, ctx) -> {
-                    Currency currency = ctx.elicit(
-                                    "currency",
-                                    Elicitation.form(
-                                                    "Which currency should the invoice for " + args.client() + " use?",
-                                                    InvoiceCurrency.class)
-                                            .defaultValue("currency", Currency.EUR))
-                            .orElseReturn(no -> ToolResult.text(
-                                    "No invoice created for " + args.client() + ": the request was " + no + "."))
-                            .currency();
+                    Currency currency = args.currency().isPresent()
+                            ? args.currency().get()
+                            : ctx.elicit(
+                                            "currency",
+                                            Elicitation.form(
+                                                            "Which currency should the invoice for " + args.client()
+                                                                    + " use?",
+                                                            InvoiceCurrency.class)
+                                                    .defaultValue("currency", Currency.EUR),
+                                            Fallback.returning(cannot -> ToolResult.text("No invoice created for "
+                                                    + args.client() + ": " + cannot + ". Call create_invoice again "
+                                                    + "with a currency argument: EUR, USD, GBP or CHF.")))
+                                    .orElseReturn(no -> ToolResult.text("No invoice created for " + args.client()
+                                            + ": the request was " + no + "."))
+                                    .currency();
                     String id = "INV-" + ctx.randomUuid().toString().substring(0, 8);
                     String number = ctx.step("issue", String.class, key -> {
                         ledger.append(
@@ -186,7 +212,11 @@ public final class DemoTools {
 
     public record BookVenue(
             @Description("Event date, YYYY-MM-DD") LocalDate date,
-            @Description("Number of guests") int guests) {}
+            @Description("Number of guests") int guests,
+
+            @Description("The id of a deposit already paid on the payment page (a client that cannot open the page "
+                    + "gets its link and this id)")
+            Optional<String> deposit) {}
 
     public record AlternativeDate(@Title("Event date") LocalDate date) {}
 
@@ -206,18 +236,36 @@ public final class DemoTools {
     private ToolResult bookVenue(BookVenue args, CallContext ctx) {
         // The deposit id is recorded once, so every round points at the same payment page; and a
         // re-run of this call (after a crash right after the booking step) knows its own booking.
-        String depositId = ctx.randomUuid().toString();
+        if (args.deposit().isPresent() && !isUuid(args.deposit().get())) {
+            return ToolResult.error("deposit must be the id the payment link ends with");
+        }
+        String depositId = args.deposit().orElseGet(() -> ctx.randomUuid().toString());
         String bookingId = "BKG-" + depositId.substring(0, 8);
+        // A deposit pays for one booking. A step, so that a re-run of this call does not see its own booking.
+        if (args.deposit().isPresent()
+                && ctx.step(
+                        "deposit_used",
+                        Boolean.class,
+                        () -> !ledger.entriesWith("booking", 0, bookingId).isEmpty())) {
+            return ToolResult.error("Nothing booked: deposit " + depositId + " paid for " + bookingId + " already.");
+        }
+        // snippet: book_venue_fallback
         String date = args.date().toString();
         if (isTaken(date, bookingId)) {
             String suggestion = nextFreeDate(args.date(), bookingId);
+            String taken = date;
             date = ctx.elicit(
                             "alternative_date",
                             Elicitation.form(date + " is taken. Which date instead?", AlternativeDate.class)
-                                    .defaultValue("date", suggestion))
+                                    .defaultValue("date", suggestion),
+                            Fallback.returning(cannot -> ToolResult.text("Nothing booked: " + taken + " is taken and "
+                                    + cannot + ". The next free dates are "
+                                    + String.join(", ", nextFreeDates(args.date(), bookingId, 3))
+                                    + "; call book_venue again with one of them.")))
                     .orElseReturn(no -> ToolResult.text("Nothing booked: the date question was " + no + "."))
                     .date()
                     .toString();
+            // end snippet
             if (isTaken(date, bookingId)) {
                 return ToolResult.error("Nothing booked: " + date + " is taken too.");
             }
@@ -227,9 +275,14 @@ public final class DemoTools {
         // tool asks again until the page has recorded the payment.
         String url = paymentBaseUrl.get() + "/pay/" + depositId;
         for (int attempt = 1; !ledger.contains("deposit", depositId); attempt++) {
+            String payFor = date;
             ctx.elicit(
                             "deposit_" + attempt,
-                            Elicitation.url("Pay the 200 EUR deposit for " + date + " on the payment page.", url))
+                            Elicitation.url("Pay the 200 EUR deposit for " + date + " on the payment page.", url),
+                            Fallback.returning(cannot -> ToolResult.text("Nothing booked yet: " + cannot + ". Pay the "
+                                    + "200 EUR deposit for " + payFor + " at " + url + ", then call book_venue again "
+                                    + "with date " + payFor + ", " + args.guests() + " guests and deposit "
+                                    + depositId + ".")))
                     .orElseReturn(no -> ToolResult.text("Nothing booked: the deposit request was " + no + "."));
         }
         // end snippet
@@ -258,7 +311,10 @@ public final class DemoTools {
     }
 
     public record PublishReport(
-            @Description("Title of the report") String title) {}
+            @Description("Title of the report") String title,
+
+            @Description("Where to publish (intranet or website): the approval given up front; asked for when missing")
+            Optional<Channel> channel) {}
 
     /** The wire values are the constant names, so they are lower case. */
     public enum Channel {
@@ -275,6 +331,7 @@ public final class DemoTools {
                 .description("Drafts a report, asks for approval, then publishes it; a task for clients that "
                         + "declare the tasks extension.")
                 .taskSupport(TaskSupport.OPTIONAL)
+                .asksInTask() // a client that cannot be asked gets the approval's fallback at once
                 .handler((args, ctx) -> {
                     // With the tasks extension declared, the call becomes a task here: the client gets a
                     // taskId at once and polls tasks/get. Without it, the same code runs synchronously.
@@ -286,15 +343,21 @@ public final class DemoTools {
                     });
                     ctx.progress(1, 2.0, "Draft ready (" + pages + " pages); waiting for approval");
                     // In a task, a question makes the task input_required; tasks/update answers it.
-                    Channel channel = ctx.elicit(
-                                    "approval",
-                                    Elicitation.form(
-                                                    "Publish the " + pages + "-page report \"" + args.title() + "\"?",
-                                                    Approval.class)
-                                            .defaultValue("channel", Channel.intranet))
-                            .orElseReturn(no -> ToolResult.text(
-                                    "Report \"" + args.title() + "\" not published: the approval was " + no + "."))
-                            .channel();
+                    Channel channel = args.channel().isPresent()
+                            ? args.channel().get()
+                            : ctx.elicit(
+                                            "approval",
+                                            Elicitation.form(
+                                                            "Publish the " + pages + "-page report \"" + args.title()
+                                                                    + "\"?",
+                                                            Approval.class)
+                                                    .defaultValue("channel", Channel.intranet),
+                                            Fallback.returning(cannot -> ToolResult.text("Report \"" + args.title()
+                                                    + "\" not published: " + cannot + ". Call publish_report again "
+                                                    + "with a channel argument (intranet or website) to approve it.")))
+                                    .orElseReturn(no -> ToolResult.text("Report \"" + args.title()
+                                            + "\" not published: the approval was " + no + "."))
+                                    .channel();
                     // The report id comes from the step's key, not from UUID.randomUUID(): a re-run after a
                     // crash publishes under the same id, and the ledger keeps it once.
                     String report = ctx.step("publish", String.class, key -> {
@@ -331,6 +394,14 @@ public final class DemoTools {
         }
     }
 
+    private static boolean isUuid(String text) {
+        try {
+            return UUID.fromString(text).toString().equals(text);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** Whether another booking than {@code ownBookingId} holds {@code date}. */
     private boolean isTaken(String date, String ownBookingId) {
         // Fields, not text: a booking's fields are its id, its date and its guests.
@@ -340,10 +411,15 @@ public final class DemoTools {
     }
 
     private String nextFreeDate(LocalDate from, String ownBookingId) {
-        LocalDate candidate = from.plusDays(1);
-        while (isTaken(candidate.toString(), ownBookingId)) {
-            candidate = candidate.plusDays(1);
-        }
-        return candidate.toString();
+        return nextFreeDates(from, ownBookingId, 1).get(0);
+    }
+
+    /** The first {@code count} free dates after {@code from}. */
+    private List<String> nextFreeDates(LocalDate from, String ownBookingId, int count) {
+        return Stream.iterate(from.plusDays(1), date -> date.plusDays(1))
+                .map(LocalDate::toString)
+                .filter(date -> !isTaken(date, ownBookingId))
+                .limit(count)
+                .toList();
     }
 }

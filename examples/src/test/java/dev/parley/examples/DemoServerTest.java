@@ -348,16 +348,34 @@ class DemoServerTest {
     }
 
     @Test
-    void bookVenueForAClientWithoutUrlElicitationIsMissingRequiredClientCapability() {
+    void bookVenueForAClientWithoutUrlElicitationGetsThePaymentLinkAndBooksNothing() {
+        List<String> before = ledger.lines();
         ObjectNode request = client.toolCall(
                 "book_venue", Json.object().put("date", "2027-04-01").put("guests", 2), McpTestClient.FORM_ONLY);
-        JsonNode error = assertError(client.send(request), 400, -32021, request);
+        JsonNode result = assertCompleted(client.send(request), request);
         assertTrue(
-                error.path("data")
-                        .path("requiredCapabilities")
-                        .path("elicitation")
-                        .has("url"),
-                () -> "error: " + error);
+                text(result)
+                        .matches("Nothing booked yet: this client cannot open a web page for the user\\. Pay the "
+                                + "200 EUR deposit for 2027-04-01 at http://127\\.0\\.0\\.1:\\d+/pay/([0-9a-f-]{36}), then "
+                                + "call book_venue again with date 2027-04-01, 2 guests and deposit \\1\\."),
+                () -> "result: " + result);
+        assertEquals(List.of(), newLines(before));
+    }
+
+    @Test
+    void aTasksCapableClientWithoutElicitationGetsPublishReportsFallbackInsteadOfATask() {
+        List<String> before = ledger.lines();
+        ObjectNode request = client.toolCall(
+                "publish_report",
+                Json.object().put("title", "Q4"),
+                "{\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}");
+        JsonNode result = assertCompleted(client.send(request), request);
+        assertEquals(
+                "Report \"Q4\" not published: this client cannot show a form. Call publish_report again with a "
+                        + "channel argument (intranet or website) to approve it.",
+                text(result));
+        assertFalse(result.has("task"), () -> "result: " + result);
+        assertEquals(List.of(), newLines(before));
     }
 
     // --- tasks (io.modelcontextprotocol/tasks): book_venue's contract, publish_report -------

@@ -89,31 +89,11 @@ class InteropIT {
     })
     void aRealClientRunsTheAskingToolsToCompletionAndNoEffectRepeats(String client, String transport, String era)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("node", "drive.mjs", client, transport));
-        if (transport.equals("http")) {
-            DemoProcess demo = DemoProcess.start(data, QUICK_START);
-            processes.add(demo);
-            command.add("http://127.0.0.1:" + demo.port() + "/mcp");
-        } else {
-            command.addAll(List.of(
-                    DemoProcess.java(),
-                    DemoProcess.jar().toAbsolutePath().toString(),
-                    data.toAbsolutePath().toString()));
-        }
-        Run driver = run(command, DRIVER_LIMIT_SECONDS, "node is needed for the interop test");
+        Run driver = drive(client, transport, Map.of());
         String label = "interop " + client + " " + transport;
         assertEquals(0, driver.exitCode, () -> label + ": the driver failed:\n" + driver.output);
 
-        Matcher negotiated = Pattern.compile("(?m)^negotiated (\\S+)").matcher(driver.output);
-        assertTrue(negotiated.find(), () -> label + ": no negotiated line:\n" + driver.output);
-        assertEquals(era, negotiated.group(1), () -> label + ": protocol version\n" + driver.output);
-
-        Map<String, JsonNode> results = new TreeMap<>();
-        Matcher line = Pattern.compile("(?m)^result (.+)$").matcher(driver.output);
-        while (line.find()) {
-            JsonNode result = Json.parse(line.group(1));
-            results.put(result.get("tool").asText(), result);
-        }
+        Map<String, JsonNode> results = results(label, driver, era);
         assertEquals(
                 List.of("book_venue", "create_invoice", "schedule_release"),
                 List.copyOf(results.keySet()),
@@ -163,6 +143,69 @@ class InteropIT {
         System.out.println(label + ": " + results.size() + " passed (" + era + ")");
     }
 
+    /**
+     * A real client that declared no elicitation (as many agent frameworks do), in each era and
+     * over stdio: it sees the tools' fallback texts as normal results, and nothing is written.
+     */
+    @ParameterizedTest(name = "{0} over {1}, no elicitation")
+    @CsvSource({
+        "v1, http, 2025-11-25",
+        "v2-auto, http, 2026-07-28",
+        "v1, stdio, 2025-11-25",
+        "v2-auto, stdio, 2026-07-28",
+    })
+    void aRealClientWithoutElicitationSeesTheFallbackTexts(String client, String transport, String era)
+            throws IOException, InterruptedException {
+        Run driver = drive(client, transport, Map.of("PARLEY_NO_ELICITATION", "1"));
+        String label = "interop " + client + " " + transport + " without elicitation";
+        assertEquals(0, driver.exitCode, () -> label + ": the driver failed:\n" + driver.output);
+        Map<String, JsonNode> results = results(label, driver, era);
+        assertEquals(
+                "No release scheduled for billing: this client cannot show a form. Call schedule_release again with "
+                        + "a window argument, e.g. \"window\": \"2026-12-01T09:00:00Z\".",
+                results.get("schedule_release").get("text").asText(),
+                () -> label + ":\n" + driver.output);
+        assertEquals(
+                "Nothing booked: 2026-12-24 is taken and this client cannot show a form. The next free dates are "
+                        + "2026-12-25, 2026-12-26, 2026-12-27; call book_venue again with one of them.",
+                results.get("book_venue").get("text").asText(),
+                () -> label + ":\n" + driver.output);
+        results.values().forEach(result -> assertTrue(!result.get("isError").asBoolean(), () -> label + ": " + result));
+        assertEquals(List.of(), new DemoLedger(data).lines(), label);
+        System.out.println(label + ": fallbacks seen (" + era + ")");
+    }
+
+    /** Runs the driver with {@code client} against a demo server over {@code transport}. */
+    private Run drive(String client, String transport, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("node", "drive.mjs", client, transport));
+        if (transport.equals("http")) {
+            DemoProcess demo = DemoProcess.start(data, QUICK_START);
+            processes.add(demo);
+            command.add("http://127.0.0.1:" + demo.port() + "/mcp");
+        } else {
+            command.addAll(List.of(
+                    DemoProcess.java(),
+                    DemoProcess.jar().toAbsolutePath().toString(),
+                    data.toAbsolutePath().toString()));
+        }
+        return run(command, environment, DRIVER_LIMIT_SECONDS, "node is needed for the interop test");
+    }
+
+    /** The driver's results by tool, after checking the version it negotiated. */
+    private static Map<String, JsonNode> results(String label, Run driver, String era) {
+        Matcher negotiated = Pattern.compile("(?m)^negotiated (\\S+)").matcher(driver.output);
+        assertTrue(negotiated.find(), () -> label + ": no negotiated line:\n" + driver.output);
+        assertEquals(era, negotiated.group(1), () -> label + ": protocol version\n" + driver.output);
+        Map<String, JsonNode> results = new TreeMap<>();
+        Matcher line = Pattern.compile("(?m)^result (.+)$").matcher(driver.output);
+        while (line.find()) {
+            JsonNode result = Json.parse(line.group(1));
+            results.put(result.get("tool").asText(), result);
+        }
+        return results;
+    }
+
     /** Checks the text against the pattern and the questions asked (by mode); returns the pattern's group. */
     private static String assertText(String label, JsonNode result, String pattern, List<String> modes) {
         Matcher text = Pattern.compile(pattern).matcher(result.get("text").asText());
@@ -182,11 +225,17 @@ class InteropIT {
     /** Runs a command in target/interop, output and errors together, killed after the limit. */
     private static Run run(List<String> command, long limitSeconds, String whenMissing)
             throws IOException, InterruptedException {
+        return run(command, Map.of(), limitSeconds, whenMissing);
+    }
+
+    private static Run run(List<String> command, Map<String, String> environment, long limitSeconds, String whenMissing)
+            throws IOException, InterruptedException {
         Path log = Files.createTempFile("interop", ".log");
         Process process;
         try {
-            process = new ProcessBuilder(command)
-                    .directory(WORK.toFile())
+            ProcessBuilder builder = new ProcessBuilder(command);
+            builder.environment().putAll(environment);
+            process = builder.directory(WORK.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(log.toFile())
                     .start();

@@ -135,6 +135,29 @@ class McpEndpointLegacySessionTest {
     }
 
     @Test
+    void aQuestionForAClientWithoutElicitationIsAnErrorResultAt200NotA400() {
+        String session = initialize(VERSION, "alice", "{}")
+                .headers()
+                .firstValue("mcp-session-id")
+                .orElseThrow();
+        ObjectNode call = request(
+                12,
+                "tools/call",
+                Json.object()
+                        .put("name", "greet")
+                        .set("arguments", Json.object().put("greeting", "Hello")));
+
+        McpTestClient.Reply reply = post(session, call, "alice");
+
+        assertEquals(200, reply.status(), reply.body());
+        assertTrue(reply.result().path("isError").asBoolean(), reply.body());
+        assertEquals(
+                "This request needs a client capability this client did not declare at initialize: "
+                        + "{\"elicitation\":{\"form\":{}}}.",
+                reply.result().at("/content/0/text").asText());
+    }
+
+    @Test
     void aUrlQuestionCarriesTheElicitationIdThe2025SchemaRequires() {
         String session = initialize(VERSION, "alice", "{\"elicitation\":{\"form\":{},\"url\":{}}}")
                 .headers()

@@ -1,5 +1,6 @@
 package dev.parley.runtime;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
@@ -25,6 +26,18 @@ public interface CallContext {
      */
     default <R> FormAnswer<R> elicit(String key, Elicitation.TypedForm<R> question) {
         return FormAnswer.of(elicit(key, question.form()), question.answerType());
+    }
+
+    /**
+     * Asks one question, or takes {@code fallback} when this round's client cannot be asked it
+     * (it declared no elicitation, or not the question's mode): a result that ends the call, or
+     * an assumed answer the handler goes on with. Otherwise as {@link #elicit(String, Elicitation)}.
+     */
+    ElicitAnswer elicit(String key, Elicitation question, Fallback<ObjectNode> fallback);
+
+    /** Asks a typed form, or takes {@code fallback} when the client cannot be asked it. */
+    default <R> FormAnswer<R> elicit(String key, Elicitation.TypedForm<R> question, Fallback<R> fallback) {
+        return FormAnswer.of(elicit(key, question.form(), fallback.asContent()), question.answerType());
     }
 
     /** Asks several questions in one round; returns the answers in the order asked. */

@@ -45,4 +45,13 @@ public interface CallTarget {
     default java.time.Duration taskBudget() {
         return null;
     }
+
+    /**
+     * Whether the target asks questions after {@code ctx.becomeTask()}: then a client that can be
+     * asked nothing (no elicitation) runs it synchronously, so that a question's fallback (or its
+     * {@code -32021}) comes in the response instead of from a task that fails later.
+     */
+    default boolean asksInTask() {
+        return false;
+    }
 }

@@ -34,6 +34,7 @@ public final class ToolDefinition<A> implements CallTarget {
     private final Schema compiledInputSchema;
     private final TaskSupport taskSupport;
     private final java.time.Duration taskBudget;
+    private final boolean asksInTask;
 
     private final java.util.Set<String> requiredScopes;
     private final McpApps.ToolUi ui;
@@ -53,6 +54,7 @@ public final class ToolDefinition<A> implements CallTarget {
         this.compiledInputSchema = JsonSchemas.compile(inputSchema);
         this.taskSupport = builder.taskSupport;
         this.taskBudget = builder.taskBudget;
+        this.asksInTask = builder.asksInTask;
         this.requiredScopes = builder.requiredScopes;
         this.forms = List.copyOf(builder.forms);
     }
@@ -148,6 +150,11 @@ public final class ToolDefinition<A> implements CallTarget {
         return taskSupport;
     }
 
+    @Override
+    public boolean asksInTask() {
+        return asksInTask;
+    }
+
     /** A tool that fails reports it as an {@code isError} result, not a JSON-RPC error (spec §8). */
     @Override
     public ObjectNode resultForFailure(String reference, String detail) {
@@ -211,6 +218,7 @@ public final class ToolDefinition<A> implements CallTarget {
         private ToolAnnotations annotations;
         private TaskSupport taskSupport = TaskSupport.FORBIDDEN;
         private java.time.Duration taskBudget;
+        private boolean asksInTask;
         private java.util.Set<String> requiredScopes = java.util.Set.of();
         private McpApps.ToolUi ui;
         private final List<Elicitation.TypedForm<?>> forms = new java.util.ArrayList<>();
@@ -247,6 +255,16 @@ public final class ToolDefinition<A> implements CallTarget {
         /** Whether the tool may run as a task; see {@link CallContext#becomeTask()}. */
         public Builder<A> taskSupport(TaskSupport taskSupport) {
             this.taskSupport = java.util.Objects.requireNonNull(taskSupport);
+            return this;
+        }
+
+        /**
+         * The tool asks questions after {@code ctx.becomeTask()}: a client that cannot be asked
+         * anything runs it synchronously, and gets the question's fallback (or its {@code -32021})
+         * in the response rather than from a task that fails later.
+         */
+        public Builder<A> asksInTask() {
+            this.asksInTask = true;
             return this;
         }
 

@@ -88,7 +88,10 @@ public final class ToolTestKit implements AutoCloseable {
                 .orElseThrow(() -> new IllegalArgumentException("the server has no tool '" + toolName + "'")));
     }
 
-    /** What the calling client declared (default: form and URL elicitation, sampling and roots). */
+    /**
+     * What the calling client declared (default: form and URL elicitation, sampling and roots);
+     * {@code "{}"} is a client that cannot be asked anything, so the tool's fallbacks run.
+     */
     public ToolTestKit capabilities(String clientCapabilitiesJson) {
         this.capabilities = ClientCapabilities.of(Json.parse(clientCapabilitiesJson));
         return this;
@@ -193,6 +196,12 @@ public final class ToolTestKit implements AutoCloseable {
     /** How often the action of step {@code name} really ran in this call (0 if never). */
     public int stepRuns(String name) {
         return actionRuns.getOrDefault(name, 0);
+    }
+
+    /** Whether the call took the fallback of question {@code key}: its client could not be asked it. */
+    public boolean tookFallback(String key) {
+        requireCall();
+        return steps.containsKey(ReplayEngine.FALLBACK_STEP_PREFIX + key);
     }
 
     /** Fails unless the action of step {@code name} ran exactly once. */

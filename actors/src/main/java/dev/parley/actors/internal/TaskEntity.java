@@ -524,8 +524,15 @@ public final class TaskEntity
         if (answers.isEmpty()) {
             return Effect().reply(command.replyTo(), new Acknowledged());
         }
+        Instant now = Instant.now();
         return Effect()
-                .persist(new TaskAnswersReceived(answers, Instant.now()))
+                .persist(new TaskAnswersReceived(answers, now))
+                .thenRun(updated -> ParleyMetrics.get(context.getSystem())
+                        .elicitationAnswers(
+                                state.created().name(),
+                                state.questions(),
+                                answers,
+                                Duration.between(state.lastUpdatedAt(), now)))
                 .thenRun(updated -> {
                     Open open = (Open) updated;
                     publish(open);

@@ -354,6 +354,8 @@ public final class ToolCallEntity
     private final List<AwaitRound> waitingForFirstRound = new ArrayList<>();
     /** The round whose run is in flight, if {@code runner.isRunning()}. */
     private int runningRound;
+    /** When this node sent a round's questions (in memory: a call taken over elsewhere has no time for them). */
+    private final Map<Integer, Instant> roundAskedAt = new HashMap<>();
 
     private ToolCallEntity(
             ActorContext<Command> context,
@@ -688,15 +690,16 @@ public final class ToolCallEntity
             Asked asked = new Asked(command.round() + 1, needs.questions());
             return Effect()
                     .persist(List.of(answers, new InputRequested(command.round(), needs.questions())))
+                    .thenRun(s -> answered(state, command))
                     .thenRun(s -> wake(command.round(), asked))
                     .thenReply(command.replyTo(), s -> asked)
                     .thenUnstashAll();
         }
         if (outcome instanceof RunOutcome.Completed completed) {
-            return end(command, answers, new CallCompleted(command.round(), completed.result()));
+            return end(state, command, answers, new CallCompleted(command.round(), completed.result()));
         }
         if (outcome instanceof RunOutcome.BecameTask) {
-            return end(command, answers, new CallBecameTask(command.round(), EntityIds.next()));
+            return end(state, command, answers, new CallBecameTask(command.round(), EntityIds.next()));
         }
         ErrorObject failed = ((RunOutcome.Failed) outcome).error();
         // issue 17: a step the journal did not take is answered with the Retry-After the node asks for
@@ -710,13 +713,29 @@ public final class ToolCallEntity
             wake(command.round(), new Rejected(error));
             return Effect().reply(command.replyTo(), new Rejected(error)).thenUnstashAll();
         }
-        return end(command, answers, new CallFailed(command.round(), error));
+        return end(state, command, answers, new CallFailed(command.round(), error));
+    }
+
+    /** Counts the answers of the round that just ended (journaled now) and notes when the next questions went out. */
+    private void answered(Awaiting state, RunFinished command) {
+        Instant now = Instant.now();
+        Instant asked = state.round() == 1 ? state.call().startedAt() : roundAskedAt.get(state.round());
+        ParleyMetrics.get(context.getSystem())
+                .elicitationAnswers(
+                        state.call().name(),
+                        state.questions(),
+                        command.answers(),
+                        asked == null ? null : Duration.between(asked, now));
+        roundAskedAt.clear();
+        roundAskedAt.put(state.round() + 1, now);
     }
 
     /** The round's answers and the call's end, in one write; then everyone waiting hears the outcome. */
-    private ReplyEffect<CallEvent, State> end(RunFinished command, AnswersReceived answers, CallEvent end) {
+    private ReplyEffect<CallEvent, State> end(
+            Awaiting state, RunFinished command, AnswersReceived answers, CallEvent end) {
         return Effect()
                 .persist(List.of(answers, end))
+                .thenRun(s -> answered(state, command))
                 .thenRun(s -> wake(command.round(), ((Ended) s).outcome()))
                 .thenRun(this::passivate)
                 .thenReply(command.replyTo(), s -> ((Ended) s).outcome())

@@ -21,10 +21,15 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.Materializer;
@@ -44,6 +49,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class StdioTransport {
     private static final Logger log = LoggerFactory.getLogger(StdioTransport.class);
+    private static final Duration SESSION_OPENING_LIMIT = Duration.ofSeconds(30);
 
     private final McpPipeline pipeline;
     private final String principal;
@@ -55,6 +61,9 @@ public final class StdioTransport {
     private volatile String sessionId;
 
     private volatile String sessionVersion;
+    /** An {@code initialize} still opening its session: the reading loop waits for it. */
+    private volatile CompletableFuture<?> opening;
+
     private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
     public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, OutputStream out) {
@@ -68,10 +77,12 @@ public final class StdioTransport {
     /** Serves {@code in} until it ends. */
     public void serve(InputStream in) throws IOException {
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            // Lines a client wrote before the node was up wait in the pipe and are read in order now.
             for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                 if (!line.isBlank()) {
                     try {
                         handle(line.getBytes(StandardCharsets.UTF_8));
+                        awaitSession();
                     } catch (RuntimeException e) {
                         log.error("stdio message failed", e);
                     }
@@ -79,6 +90,26 @@ public final class StdioTransport {
             }
         }
         inFlight.values().forEach(cancellations -> cancellations.forEach(Cancellation::cancel));
+    }
+
+    /**
+     * After an {@code initialize}, the next line waits until the session is open: a client that
+     * writes its session's requests right behind it has them served by that session, in order.
+     */
+    private void awaitSession() {
+        CompletableFuture<?> pending = opening;
+        if (pending == null) {
+            return;
+        }
+        try {
+            pending.get(SESSION_OPENING_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("the stdio session did not open: {}", e.toString());
+        } finally {
+            opening = null;
+        }
     }
 
     private void handle(byte[] line) {
@@ -180,14 +211,15 @@ public final class StdioTransport {
         LegacySessions sessions = pipeline.sessions();
         try {
             if (message.method().equals(Legacy.INITIALIZE)) {
-                reply(
-                        message.id(),
-                        sessions.initialize(message, principal).thenApply(opened -> {
-                            sessionVersion = opened.result().protocolVersion();
-                            sessionId = opened.sessionId();
-                            return JsonRpc.Response.result(message.id(), opened.result());
-                        }),
-                        emit);
+                CompletableFuture<JsonRpc.Response> opened = sessions.initialize(message, principal)
+                        .thenApply(session -> {
+                            sessionVersion = session.result().protocolVersion();
+                            sessionId = session.sessionId();
+                            return JsonRpc.Response.result(message.id(), session.result());
+                        })
+                        .toCompletableFuture();
+                opening = opened;
+                reply(message.id(), opened, emit);
                 return;
             }
             String session = sessionId;

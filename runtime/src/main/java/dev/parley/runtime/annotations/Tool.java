@@ -35,6 +35,9 @@ public @interface Tool {
     /** An ISO-8601 duration ({@code PT2S}): see {@link dev.parley.runtime.ToolDefinition.Builder#taskBudget}. */
     String taskBudget() default "";
 
+    /** See {@link dev.parley.runtime.ToolDefinition.Builder#asksInTask()}. */
+    boolean asksInTask() default false;
+
     /** Marks the tool read-only ({@link dev.parley.runtime.ToolAnnotations#readOnly()}). */
     boolean readOnly() default false;
 

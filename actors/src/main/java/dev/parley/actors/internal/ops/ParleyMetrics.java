@@ -1,5 +1,8 @@
 package dev.parley.actors.internal.ops;
 
+import dev.parley.runtime.internal.engine.AskedQuestion;
+import dev.parley.runtime.internal.engine.CallHistory;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -16,6 +19,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -59,6 +63,7 @@ public final class ParleyMetrics implements Extension {
     private final Map<RequestLabels, Timer> requestTimers = new ConcurrentHashMap<>();
 
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> answerTimers = new ConcurrentHashMap<>();
 
     /** Registered with the first call that ends, as before (a scrape shows no empty summary). */
     private volatile DistributionSummary callRounds;
@@ -264,6 +269,94 @@ public final class ParleyMetrics implements Extension {
                         () -> Counter.builder("parley.entity.passivations")
                                 .description("Entities that asked to leave memory, by type")
                                 .tag("type", type)
+                                .register(registry))
+                .increment();
+    }
+
+    /** Counted answers to elicitations: {@code action} is accept, decline, cancel, or unanswerable (the fallback ran). */
+    public static final String ELICITATION_ANSWERS = "parley.elicitation.answers";
+    /** The time from a question to its answer, by mode. */
+    public static final String ELICITATION_ANSWER_TIME = "parley.elicitation.answer.duration";
+    /** Requests that use a feature deprecated in 2026-07-28, by feature and method. */
+    public static final String DEPRECATED_REQUESTS = "parley.deprecated.requests";
+
+    /**
+     * The answer to an elicitation of {@code tool} in {@code mode} (form, url); {@code waited}
+     * is the time since the question was asked, null when unknown (an unanswerable question, or
+     * a question asked before this node took the call over).
+     */
+    public void elicitationAnswered(String tool, String mode, String action, Duration waited) {
+        if (!enabled) {
+            return;
+        }
+        counter(
+                        ELICITATION_ANSWERS + "|" + tool + "|" + mode + "|" + action,
+                        () -> Counter.builder(ELICITATION_ANSWERS)
+                                .description("Answers to elicitations by tool, mode and action (unanswerable: the "
+                                        + "client could not be asked and the tool's fallback ran)")
+                                .tag("tool", tool)
+                                .tag("mode", mode)
+                                .tag("action", action)
+                                .register(registry))
+                .increment();
+        if (waited != null) {
+            answerTimers
+                    .computeIfAbsent(
+                            mode,
+                            key -> Timer.builder(ELICITATION_ANSWER_TIME)
+                                    .description("Time from an elicitation to its answer, by mode")
+                                    .tag("mode", key)
+                                    .publishPercentileHistogram()
+                                    .register(registry))
+                    .record(waited.isNegative() ? Duration.ZERO : waited);
+        }
+    }
+
+    /** Counts the answers {@code answers} gives to the elicitations among {@code questions} of {@code tool}. */
+    public void elicitationAnswers(
+            String tool,
+            List<AskedQuestion> questions,
+            Map<String, CallHistory.RecordedAnswer> answers,
+            Duration waited) {
+        for (AskedQuestion question : questions) {
+            CallHistory.RecordedAnswer answer = answers.get(question.key());
+            if (answer != null && question.request().method().equals(Methods.ELICITATION_CREATE)) {
+                elicitationAnswered(
+                        tool,
+                        question.request().params().path("mode").asText("form"),
+                        answer.response().path("action").asText(),
+                        waited);
+            }
+        }
+    }
+
+    /** Counts the questions of a round that use a deprecated feature (sampling, roots). */
+    public void asked(List<AskedQuestion> questions) {
+        for (AskedQuestion question : questions) {
+            String method = question.request().method();
+            if (method.equals(Methods.SAMPLING_CREATE_MESSAGE)) {
+                deprecatedRequest("sampling", method);
+            } else if (method.equals(Methods.ROOTS_LIST)) {
+                deprecatedRequest("roots", method);
+            }
+        }
+    }
+
+    /**
+     * A request that uses a deprecated feature: {@code feature} is sampling, roots, logging or
+     * server_request (a 2025-11-25 server→client request); {@code method} its JSON-RPC method.
+     */
+    public void deprecatedRequest(String feature, String method) {
+        if (!enabled) {
+            return;
+        }
+        counter(
+                        DEPRECATED_REQUESTS + "|" + feature + "|" + method,
+                        () -> Counter.builder(DEPRECATED_REQUESTS)
+                                .description("Requests that use a feature deprecated in 2026-07-28, by feature and "
+                                        + "method")
+                                .tag("feature", feature)
+                                .tag("method", method)
                                 .register(registry))
                 .increment();
     }

@@ -94,15 +94,21 @@ final class DurableCalls {
         if (target.taskSupport() == TaskSupport.REQUIRED && !tasksDeclared) {
             throw Errors.tasksExtensionRequired();
         }
+        // A client that cannot be asked anything gets the fallback (or the -32021) of a tool that asks
+        // in its task in this response, not from a task that would fail at its first question.
+        boolean canBeAsked = request.capabilities().elicitationForm()
+                || request.capabilities().elicitationUrl();
+        boolean mayBecomeTask = target.taskSupport() == TaskSupport.REQUIRED
+                || (target.taskSupport() == TaskSupport.OPTIONAL
+                        && tasksDeclared
+                        && (canBeAsked || !target.asksInTask()));
         // issue 12: the whole principal (scopes, claims) reaches ctx.principal() in the first round
         RunEnvironment environment = new RunEnvironment(
                 request.caller(),
                 request.capabilities(),
                 sink,
                 cancellation,
-                target.taskSupport() != TaskSupport.FORBIDDEN && tasksDeclared
-                        ? RunEnvironment.TaskMode.MAY_BECOME_TASK
-                        : RunEnvironment.TaskMode.SYNCHRONOUS);
+                mayBecomeTask ? RunEnvironment.TaskMode.MAY_BECOME_TASK : RunEnvironment.TaskMode.SYNCHRONOUS);
         String requestState = request.stringParam("requestState");
         ObjectNode inputResponses = request.objectParam("inputResponses");
         if (requestState != null) {

@@ -1,11 +1,16 @@
 package dev.parley.actors.internal.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.Json;
+import dev.parley.runtime.ToolResult;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -23,9 +28,11 @@ public final class LegacyCalls {
     private static final Logger log = LoggerFactory.getLogger(LegacyCalls.class);
 
     private final McpPipeline pipeline;
+    private final ParleyMetrics metrics;
 
-    LegacyCalls(McpPipeline pipeline) {
+    LegacyCalls(McpPipeline pipeline, ParleyMetrics metrics) {
         this.pipeline = pipeline;
+        this.metrics = metrics;
     }
 
     /**
@@ -180,8 +187,10 @@ public final class LegacyCalls {
             for (String key : waiting.result().inputRequests().keySet()) {
                 position++;
                 if (sent.add(key)) {
+                    JsonRpc.Request question = pipeline.serverRequests().requestFor(request, waiting, key);
+                    metrics.deprecatedRequest("server_request", question.method());
                     events.send(
-                            pipeline.serverRequests().requestFor(request, waiting, key),
+                            question,
                             new StreamCursors.Cursor(waiting.callId(), waiting.round(), position, request.id()));
                 }
             }
@@ -189,10 +198,32 @@ public final class LegacyCalls {
                     request, next, error, events, sent, run, stop, done, false, waiting.callId(), waiting.round()));
             return;
         }
+        reply = forLegacyClient(request, reply);
         if (!events.send(response(reply), response) && firstRound) {
             pipeline.serverRequests().recordFirstRound(request, reply);
         }
         done.complete(null);
+    }
+
+    /**
+     * A final reply as a 2025-11-25 client should get it. That era has no {@code -32021}: a
+     * question the client cannot answer (or a task it cannot run) is a tool result with
+     * {@code isError} and a text saying what is missing, and a JSON-RPC error at HTTP 200 for a
+     * prompt or a resource.
+     */
+    static McpReply.Final forLegacyClient(McpRequest request, McpReply.Final reply) {
+        if (!(reply instanceof McpReply.Error error)
+                || error.error().code() != ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY) {
+            return reply;
+        }
+        JsonNode required = error.error().data() == null
+                ? Json.object()
+                : error.error().data().path("requiredCapabilities");
+        String missing = "This request needs a client capability this client did not declare at initialize: "
+                + Json.write(required) + ".";
+        return request.method().equals(Methods.TOOLS_CALL)
+                ? new McpReply.Complete(request.id(), ToolResult.error(missing).toWire())
+                : McpReply.Error.inBand(request.id(), new ErrorObject(ErrorCodes.INTERNAL_ERROR, missing, null));
     }
 
     /** A final reply as this era writes it: results without the 2026-only members. */

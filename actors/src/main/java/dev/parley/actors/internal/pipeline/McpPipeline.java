@@ -4,6 +4,7 @@ import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.journal.NewEntityIds;
+import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
@@ -14,6 +15,7 @@ import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.JsonRpc.Notification;
+import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -90,7 +92,7 @@ public final class McpPipeline {
                 sharding, settings, server, catalog.legacyCapabilities(), JournalAvailability.get(system));
         this.serverRequests =
                 new ServerRequestBridge(system, stateCodec, sharding, settings, JournalAvailability.get(system));
-        this.legacyCalls = new LegacyCalls(this);
+        this.legacyCalls = new LegacyCalls(this, ParleyMetrics.get(system));
         this.streamCursors = new StreamCursors(stateCodec);
         this.legacyCancellations = new LegacyCancellations(system);
         this.journal = JournalAvailability.get(system);
@@ -187,7 +189,10 @@ public final class McpPipeline {
                             request.id(),
                             Errors.methodNotFound(request.method()).toError()));
             };
-            return reply.exceptionally(failure -> internalError(request, failure));
+            CompletionStage<McpReply.Final> answered = reply.exceptionally(failure -> internalError(request, failure));
+            return Legacy.VERSIONS.contains(request.protocolVersion())
+                    ? answered.thenApply(end -> LegacyCalls.forLegacyClient(request, end))
+                    : answered;
         } catch (McpException e) {
             return done(McpReply.Error.inBand(request.id(), e.toError()));
         } catch (RuntimeException e) {

@@ -14,8 +14,9 @@ public final class ConsoleApi {
 
     /**
      * The overview: this node's request counters (cumulative; the page turns two of them into a
-     * rate), latency per tool, the journal gauges and the cluster. Read from the same registry as
-     * {@code /metrics}.
+     * rate), latency per tool, elicitation answers by action (unanswerable: the tool's fallback
+     * ran), requests using deprecated features by method, the journal gauges and the cluster.
+     * Read from the same registry as {@code /metrics}.
      */
     public record Overview(
             Instant at,
@@ -26,6 +27,8 @@ public final class ConsoleApi {
             Map<String, Long> tasksReached,
             Map<String, Long> errorsByCode,
             Map<String, Long> refusedAtEdge,
+            Map<String, Long> elicitationAnswers,
+            Map<String, Long> deprecatedRequests,
             ClusterView cluster) {}
 
     /** Requests answered for {@code method} since the node started. */

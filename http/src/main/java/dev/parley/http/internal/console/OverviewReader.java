@@ -98,6 +98,8 @@ final class OverviewReader {
                 tagged("parley.tasks", "status", false),
                 errors,
                 tagged("parley.edge.refused", "reason", false),
+                tagged(ParleyMetrics.ELICITATION_ANSWERS, "action", false),
+                tagged(ParleyMetrics.DEPRECATED_REQUESTS, "method", false),
                 cluster(sharding));
     }
 

@@ -10,6 +10,7 @@ import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.Legacy;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanKind;
@@ -204,6 +205,9 @@ public final class RequestObserver {
             this.principal = principal;
             this.firstRound = firstRound;
             this.span = startSpan(http, params);
+            if (rawMethod.equals(Legacy.LOGGING_SET_LEVEL)) {
+                metrics.deprecatedRequest("logging", rawMethod);
+            }
         }
 
         /** Runs the request's dispatch with its span current and its MDC fields set. */

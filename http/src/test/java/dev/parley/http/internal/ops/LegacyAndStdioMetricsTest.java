@@ -193,6 +193,17 @@ class LegacyAndStdioMetricsTest {
                                 "mcp_protocol_version",
                                 "2025-06-18")));
         assertEquals(6, delta(before, after, Map.of()), "notifications and answers are not requests");
+        assertEquals(
+                1,
+                Prometheus.sample(after, "parley_deprecated_requests_total", Map.of("feature", "server_request"))
+                        - Prometheus.sample(
+                                before, "parley_deprecated_requests_total", Map.of("feature", "server_request")),
+                "the question went out as a 2025-era server→client request");
+        assertEquals(
+                1,
+                Prometheus.sample(after, "parley_elicitation_answers_total", Map.of("tool", "ask", "action", "accept"))
+                        - Prometheus.sample(
+                                before, "parley_elicitation_answers_total", Map.of("tool", "ask", "action", "accept")));
 
         // The same server spans as the 2026-07-28 path, with the session's version.
         SpanData asked = span("tools/call ask", "5");

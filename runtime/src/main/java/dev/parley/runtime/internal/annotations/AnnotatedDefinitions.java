@@ -207,6 +207,9 @@ public final class AnnotatedDefinitions {
         if (!tool.taskBudget().isEmpty()) {
             builder.taskBudget(Duration.parse(tool.taskBudget()));
         }
+        if (tool.asksInTask()) {
+            builder.asksInTask();
+        }
         if (tool.readOnly()) {
             builder.annotations(ToolAnnotations.readOnly());
         }

@@ -9,6 +9,7 @@ import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
 import dev.parley.runtime.ErrorCodes;
+import dev.parley.runtime.Fallback;
 import dev.parley.runtime.InputAnswer;
 import dev.parley.runtime.InputQuestion;
 import dev.parley.runtime.Json;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -47,19 +49,42 @@ public final class ReplayEngine {
     private static final String RESERVED_STEP_PREFIX = "parley.";
     /** The step holding the call's seed for {@code ctx.randomUuid()} (see {@link SeededUuids}). */
     static final String SEED_STEP = "parley.seed";
+    /** The step that records a fallback taken for the question with the key that follows. */
+    public static final String FALLBACK_STEP_PREFIX = "parley.fallback.";
+
+    /** Hears what a node counts of its runs. */
+    public interface Observer {
+        Observer NONE = new Observer() {};
+
+        /** A question of {@code target} in {@code mode} (form, url) could not be asked and its fallback was taken. */
+        default void fallbackTaken(CallTarget target, String mode) {}
+
+        /** A run of {@code target} ended asking {@code questions}. */
+        default void asked(CallTarget target, List<AskedQuestion> questions) {}
+    }
 
     private final Executor toolExecutor;
     private final FailureReports failures;
+    private final Observer observer;
 
     /** @param toolExecutor the bounded executor blocking handlers run on */
     public ReplayEngine(Executor toolExecutor) {
-        this(toolExecutor, FailureReports.HIDDEN);
+        this(toolExecutor, FailureReports.HIDDEN, Observer.NONE);
     }
 
     /** @param failures how handler failures are logged and shown (details hidden unless in development) */
     public ReplayEngine(Executor toolExecutor, FailureReports failures) {
+        this(toolExecutor, failures, Observer.NONE);
+    }
+
+    /**
+     * @param failures how handler failures are logged and shown (details hidden unless in development)
+     * @param observer what the node counts of its runs
+     */
+    public ReplayEngine(Executor toolExecutor, FailureReports failures, Observer observer) {
         this.toolExecutor = toolExecutor;
         this.failures = failures;
+        this.observer = observer;
     }
 
     /**
@@ -73,7 +98,7 @@ public final class ReplayEngine {
             RunEnvironment environment,
             CallHistory history,
             StepJournal journal) {
-        RunContext context = new RunContext(environment, history, journal);
+        RunContext context = new RunContext(target, environment, history, journal, observer);
         ObjectNode given = arguments instanceof ObjectNode o ? o : Json.object();
         Cancellation cancellation = environment.cancellation();
         Executor interruptible = work -> toolExecutor.execute(() -> cancellation.runInterruptibly(work));
@@ -87,7 +112,13 @@ public final class ReplayEngine {
         } catch (Throwable t) {
             result = CompletableFuture.failedFuture(t);
         }
-        return result.handle((value, failure) -> outcome(target, context, value, failure, failures));
+        return result.handle((value, failure) -> {
+            RunOutcome outcome = outcome(target, context, value, failure, failures);
+            if (outcome instanceof RunOutcome.NeedsInput needs) {
+                observer.asked(target, needs.questions());
+            }
+            return outcome;
+        });
     }
 
     private static RunOutcome outcome(
@@ -212,6 +243,8 @@ public final class ReplayEngine {
     }
 
     private static final class RunContext implements CallContext {
+        private final CallTarget target;
+        private final Observer observer;
         private final RunEnvironment environment;
         private final CallHistory history;
         private final StepJournal journal;
@@ -226,7 +259,14 @@ public final class ReplayEngine {
         private int nowCount;
         private int uuidCount;
 
-        RunContext(RunEnvironment environment, CallHistory history, StepJournal journal) {
+        RunContext(
+                CallTarget target,
+                RunEnvironment environment,
+                CallHistory history,
+                StepJournal journal,
+                Observer observer) {
+            this.target = target;
+            this.observer = observer;
             this.environment = environment;
             this.history = history;
             this.journal = journal;
@@ -235,6 +275,45 @@ public final class ReplayEngine {
         @Override
         public ElicitAnswer elicit(String key, Elicitation question) {
             return (ElicitAnswer) askAll(Map.of(key, question)).get(key);
+        }
+
+        @Override
+        public ElicitAnswer elicit(String key, Elicitation question, Fallback<ObjectNode> fallback) {
+            Objects.requireNonNull(fallback, "fallback");
+            String step = FALLBACK_STEP_PREFIX + key;
+            if (!history.steps().containsKey(step) && !cannotAsk(key, question)) {
+                return elicit(key, question);
+            }
+            String mode = question instanceof Elicitation.Url ? "url" : "form";
+            // Journaled like a step: a re-run takes the same branch even if a later client could be asked.
+            JsonNode taken = recordedStep(step, JsonNode.class, () -> {
+                observer.fallbackTaken(target, mode);
+                if (fallback instanceof Fallback.Assuming<ObjectNode> assuming) {
+                    ObjectNode accepted = Json.object().put("action", "accept");
+                    accepted.set("content", assuming.answer());
+                    return accepted;
+                }
+                return Json.object().put("action", "fallback");
+            });
+            if ("accept".equals(taken.path("action").asText())) {
+                return ElicitAnswer.fromWire(taken);
+            }
+            if (fallback instanceof Fallback.Returning<ObjectNode> returning) {
+                throw new EarlyResult(returning.result().apply(new Fallback.CannotAsk(mode)));
+            }
+            return new ElicitAnswer.Accepted(((Fallback.Assuming<ObjectNode>) fallback).answer());
+        }
+
+        /** Whether this round's client cannot be asked {@code question} and no earlier round has its answer. */
+        private boolean cannotAsk(String key, Elicitation question) {
+            if (question.supportedBy(environment.capabilities())) {
+                return false;
+            }
+            CallHistory.RecordedAnswer recorded = history.answers().get(key);
+            return recorded == null
+                    || !recorded.fingerprint()
+                            .equals(AskedQuestion.of(key, question.toInputRequest())
+                                    .fingerprint());
         }
 
         @Override
