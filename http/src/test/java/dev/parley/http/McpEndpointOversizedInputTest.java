@@ -10,6 +10,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.McpTestClient.Reply;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +34,8 @@ class McpEndpointOversizedInputTest {
 
     @BeforeAll
     static void start() {
-        server = TestTools.start(new TestTools(), data, "parley.http.max-body-bytes = 1 MiB");
+        server = TestTools.start(
+                new TestTools(), data, "parley.http.max-body-bytes = 1 MiB\nparley.http.connections.body-timeout = 2s");
         client = new McpTestClient(server.port());
     }
 
@@ -80,6 +84,34 @@ class McpEndpointOversizedInputTest {
         Reply reply = client.post(body, McpTestClient.standardHeaders(request));
         JsonNode error = assertError(reply, 400, -32602, null);
         assertTrue(error.path("message").asText().endsWith("is nested deeper than 64 levels"), reply.body());
+    }
+
+    @Test
+    void aBodyThatStopsComingIsRequestTimeoutAndTheConnectionCloses() throws Exception {
+        ObjectNode request = discover();
+        byte[] body = Json.write(request).getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                .append("Content-Length: ")
+                .append(body.length)
+                .append("\r\n");
+        McpTestClient.standardHeaders(request)
+                .forEach((name, value) ->
+                        head.append(name).append(": ").append(value).append("\r\n"));
+        head.append("\r\n");
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
+            out.write(body, 0, body.length / 2); // half of the body, then nothing
+            out.flush();
+            // Read until the server closes the connection: the answer, then the end.
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(response.startsWith("HTTP/1.1 408 "), response);
+            assertTrue(response.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), response);
+            JsonNode json = Json.parse(response.substring(response.indexOf("\r\n\r\n") + 4));
+            assertEquals(-32600, json.path("error").path("code").asInt(), response);
+            assertTrue(json.path("error").path("message").asText().contains("2000 ms"), response);
+        }
     }
 
     @Test

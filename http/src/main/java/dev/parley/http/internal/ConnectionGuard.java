@@ -70,7 +70,9 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
 
     @Override
     public GraphStageLogic createLogic(Attributes attributes) {
-        // pekko-http puts the peer's address on the connection's stages (remote-address-attribute = on).
+        // pekko-http puts the peer's address on the connection's stages (remote-address-attribute = on),
+        // as an attribute its public API does not name yet; the bound connection source, which does
+        // name it, would lose pekko-http's graceful termination of the connections at shutdown.
         InetAddress address = attributes
                 .getAttribute(HttpAttributes.RemoteAddress.class)
                 .map(HttpAttributes.RemoteAddress::address)

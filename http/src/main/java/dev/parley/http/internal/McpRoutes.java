@@ -121,14 +121,7 @@ public final class McpRoutes extends AllDirectives {
                         return bodyTooLarge();
                     }
                     if (cause instanceof TimeoutException) {
-                        // The rest of the body may still come: this connection is done.
-                        return HttpReplies.refusal(
-                                        Refusal.BODY_TOO_SLOW,
-                                        "Request body not complete within "
-                                                + settings.connections()
-                                                        .bodyTimeout()
-                                                        .toMillis() + " ms")
-                                .addHeader(Connection.create("close"));
+                        return bodyTooSlow();
                     }
                     return HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");
                 });
@@ -137,6 +130,13 @@ public final class McpRoutes extends AllDirectives {
     private HttpResponse bodyTooLarge() {
         return HttpReplies.refusal(
                 Refusal.BODY_TOO_LARGE, "Request body exceeds " + settings.maxBodyBytes() + " bytes");
+    }
+
+    /** The rest of the body may still come: this connection is done. */
+    private HttpResponse bodyTooSlow() {
+        long millis = settings.connections().bodyTimeout().toMillis();
+        return HttpReplies.refusal(Refusal.BODY_TOO_SLOW, "Request body not complete within " + millis + " ms")
+                .addHeader(Connection.create("close"));
     }
 
     private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body, Principal principal) {
