@@ -15,7 +15,42 @@ public record HttpSettings(
         Set<String> allowedHosts,
         Set<String> allowedOriginHosts,
         Duration keepAlive,
-        RequestLimits requestLimits) {
+        RequestLimits requestLimits,
+        Connections connections) {
+
+    /**
+     * The {@code parley.http.connections} block: how many connections the MCP port holds, from
+     * one address and in all, and how long a connection may take to send a request.
+     */
+    public record Connections(
+            int maxTotal,
+            int maxPerAddress,
+            Duration idleTimeout,
+            Duration busyIdleTimeout,
+            double busyAt,
+            Duration bodyTimeout,
+            Duration refusalWait,
+            Duration retryAfter) {
+
+        public Connections {
+            if (maxTotal < 1 || maxPerAddress < 1 || busyAt <= 0 || busyAt > 1) {
+                throw new IllegalArgumentException("parley.http.connections: max-total and max-per-address must be"
+                        + " positive, busy-at in (0, 1]: " + this);
+            }
+        }
+
+        static Connections from(Config connections) {
+            return new Connections(
+                    connections.getInt("max-total"),
+                    connections.getInt("max-per-address"),
+                    connections.getDuration("idle-timeout"),
+                    connections.getDuration("busy-idle-timeout"),
+                    connections.getDouble("busy-at"),
+                    connections.getDuration("body-timeout"),
+                    connections.getDuration("refusal-wait"),
+                    connections.getDuration("retry-after"));
+        }
+    }
 
     public static HttpSettings from(Config config) {
         Config http = config.getConfig("parley.http");
@@ -31,7 +66,8 @@ public record HttpSettings(
                         http.getInt("request-limits.max-depth"),
                         http.getInt("request-limits.max-string-length"),
                         http.getInt("request-limits.max-array-length"),
-                        http.getInt("request-limits.max-members")));
+                        http.getInt("request-limits.max-members")),
+                Connections.from(http.getConfig("connections")));
     }
 
     private static Set<String> lower(List<String> values) {

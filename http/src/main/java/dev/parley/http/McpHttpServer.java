@@ -3,9 +3,12 @@ package dev.parley.http;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.actors.internal.ops.ParleyTracing;
 import dev.parley.http.auth.AuthSettings;
 import dev.parley.http.auth.RequestAuthorization;
+import dev.parley.http.internal.ConnectionGuard;
+import dev.parley.http.internal.ConnectionLimits;
 import dev.parley.http.internal.McpRoutes;
 import dev.parley.http.internal.StdioTransport;
 import dev.parley.http.internal.auth.OAuthResourceServer;
@@ -196,9 +199,15 @@ public final class McpHttpServer implements AutoCloseable {
                 for (Function<ParleyNode, Route> extra : extraRoutes) {
                     route = route.orElse(extra.apply(node));
                 }
+                // Each connection is counted and timed before any request is read (ConnectionGuard).
+                ConnectionLimits connections = new ConnectionLimits(settings.connections());
+                ParleyMetrics metrics = ParleyMetrics.get(node.system());
                 ServerBinding binding = Http.get(node.system())
                         .newServerAt(settings.host(), port != null ? port : settings.port())
-                        .bind(lifecycle.gate(route))
+                        .bindFlow(ConnectionGuard.flow(
+                                connections,
+                                lifecycle.gate(route).handler(node.system()),
+                                () -> metrics.refusedAtEdge("too_many_connections")))
                         .toCompletableFuture()
                         .get(30, TimeUnit.SECONDS);
                 lifecycle.install(binding, managementPort >= 0);

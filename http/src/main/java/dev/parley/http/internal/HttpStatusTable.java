@@ -41,6 +41,16 @@ public final class HttpStatusTable {
         JSON_NOT_ACCEPTED(406, "`Accept` without `application/json`"),
         BODY_TOO_LARGE(413, "body over `parley.http.max-body-bytes` (default 1 MiB)"),
         BODY_UNREADABLE(400, "body that cannot be read"),
+        BODY_TOO_SLOW(
+                408,
+                "body not complete within `parley.http.connections.body-timeout` of its head, with "
+                        + "`Connection: close`"),
+        TOO_MANY_CONNECTIONS(
+                503,
+                ErrorCodes.INTERNAL_ERROR,
+                "a connection over `parley.http.connections.max-per-address` or `max-total`, with "
+                        + "`Retry-After` and `Connection: close` (a connection that sends no request within "
+                        + "`refusal-wait` is closed without an answer)"),
         NOTIFICATION_ACCEPTED(202, "a notification (no `id`)"),
         DRAINING(
                 503,

@@ -17,11 +17,13 @@ import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.headers.Allow;
+import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
@@ -34,8 +36,6 @@ import org.apache.pekko.stream.Materializer;
  * initialize}, or anything on a session) goes to {@link LegacyRoutes}.
  */
 public final class McpRoutes extends AllDirectives {
-    private static final long BODY_READ_TIMEOUT_MS = 10_000;
-
     private final McpPipeline pipeline;
     private final HttpSettings settings;
     private final RequestAuthorization authorization;
@@ -100,9 +100,15 @@ public final class McpRoutes extends AllDirectives {
         if (!EdgeChecks.acceptsJson(request)) {
             return done(HttpReplies.refusal(Refusal.JSON_NOT_ACCEPTED, "Accept must allow application/json"));
         }
+        // A declared length over the limit is refused before any of the body is read (a streamed
+        // body is cut where it passes the limit): always 413, whatever pekko-http's own limits.
+        if (request.entity().getContentLengthOption().orElse(0) > settings.maxBodyBytes()) {
+            return done(bodyTooLarge());
+        }
         return PekkoStages.direct(request.entity()
                         .withSizeLimit(settings.maxBodyBytes())
-                        .toStrict(BODY_READ_TIMEOUT_MS, materializer))
+                        .toStrict(
+                                settings.connections().bodyTimeout().toMillis(), settings.maxBodyBytes(), materializer))
                 .thenCompose(strict -> handleBody(request, strict.getData().toArray(), principal))
                 .exceptionally(failure -> {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -111,12 +117,26 @@ public final class McpRoutes extends AllDirectives {
                     if (dev.parley.actors.internal.journal.JournalAvailability.isUnavailable(cause)) {
                         return JournalOutageReplies.unavailable(pipeline.journal()); // issue 17: a 2025 session path
                     }
-                    return cause instanceof EntityStreamSizeException
-                            ? HttpReplies.refusal(
-                                    Refusal.BODY_TOO_LARGE,
-                                    "Request body exceeds " + settings.maxBodyBytes() + " bytes")
-                            : HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");
+                    if (cause instanceof EntityStreamSizeException) {
+                        return bodyTooLarge();
+                    }
+                    if (cause instanceof TimeoutException) {
+                        return bodyTooSlow();
+                    }
+                    return HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");
                 });
+    }
+
+    private HttpResponse bodyTooLarge() {
+        return HttpReplies.refusal(
+                Refusal.BODY_TOO_LARGE, "Request body exceeds " + settings.maxBodyBytes() + " bytes");
+    }
+
+    /** The rest of the body may still come: this connection is done. */
+    private HttpResponse bodyTooSlow() {
+        long millis = settings.connections().bodyTimeout().toMillis();
+        return HttpReplies.refusal(Refusal.BODY_TOO_SLOW, "Request body not complete within " + millis + " ms")
+                .addHeader(Connection.create("close"));
     }
 
     private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body, Principal principal) {

@@ -4,10 +4,10 @@ import com.typesafe.config.Config;
 import dev.parley.http.auth.AuthSettings;
 import dev.parley.http.internal.auth.BearerTokens;
 import dev.parley.http.internal.console.ConsoleApi.Problem;
+import dev.parley.http.internal.ops.ManagementHosts;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.Principal;
 import java.net.InetAddress;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -115,16 +115,6 @@ public final class ConsoleAccess {
 
     /** The Host header's name without its port, lower case; empty when absent. */
     static String hostName(HttpRequest request) {
-        String host = request.getHeader("host")
-                .map(HttpHeader::value)
-                .orElse("")
-                .trim()
-                .toLowerCase(Locale.ROOT);
-        if (host.startsWith("[")) {
-            int end = host.indexOf(']');
-            return end < 0 ? host : host.substring(0, end + 1);
-        }
-        int colon = host.indexOf(':');
-        return colon < 0 ? host : host.substring(0, colon);
+        return ManagementHosts.hostName(request);
     }
 }

@@ -6,6 +6,7 @@ import dev.parley.http.internal.console.ConsoleApi.Cancelled;
 import dev.parley.http.internal.console.ConsoleApi.ListPage;
 import dev.parley.http.internal.console.ConsoleApi.Problem;
 import dev.parley.http.internal.console.ConsoleApi.Timeline;
+import dev.parley.http.internal.ops.ManagementHosts;
 import dev.parley.persistence.internal.JournalBrowser;
 import dev.parley.persistence.internal.JournalBrowser.Page;
 import dev.parley.persistence.internal.JournalBrowser.StoredEvent;
@@ -70,6 +71,7 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
     private final ActorSystem<?> system;
     private final ConsoleSettings settings;
     private final ConsoleAccess access;
+    private final ManagementHosts hosts;
     private final JournalViews views;
     private final OverviewReader overview;
     private final Executor blocking;
@@ -78,6 +80,7 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
         this.system = Adapter.toTyped(classic);
         this.settings = ConsoleSettings.from(classic.settings().config());
         this.access = ConsoleAccess.from(classic.settings().config());
+        this.hosts = ManagementHosts.from(classic.settings().config());
         this.views = new JournalViews(settings.showContents());
         this.overview = new OverviewReader(system);
         this.blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
@@ -88,6 +91,10 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
         if (settings.access() == ConsoleSettings.Access.OFF) {
             return reject();
         }
+        return hosts.guard(this::consoleRoutes);
+    }
+
+    private Route consoleRoutes() {
         // Compressed when the browser accepts it (uPlot is most of the page's weight).
         return pathPrefix(
                 "console",

@@ -33,6 +33,7 @@ public final class CallHistoryRoutes extends AllDirectives implements Management
 
     private final boolean enabled;
     private final ConsoleAccess access;
+    private final ManagementHosts hosts;
     private final ExtendedActorSystem system;
     private volatile CallHistoryExport export;
 
@@ -40,13 +41,14 @@ public final class CallHistoryRoutes extends AllDirectives implements Management
         this.system = system;
         Config config = system.settings().config();
         this.access = ConsoleAccess.from(config);
+        this.hosts = ManagementHosts.from(config);
         this.enabled =
                 config.getBoolean("parley.management.call-history") && access.access() != ConsoleSettings.Access.OFF;
     }
 
     @Override
     public Route routes(ManagementRouteProviderSettings settings) {
-        return pathPrefix(
+        return hosts.guard(() -> pathPrefix(
                 "calls",
                 () -> path(
                         PathMatchers.segment().slash("history"),
@@ -64,7 +66,7 @@ public final class CallHistoryRoutes extends AllDirectives implements Management
                                     decision -> decision.isAllowed()
                                             ? exported(id, decision.operator())
                                             : complete(access.refusal(decision))));
-                        })));
+                        }))));
     }
 
     private Route exported(String id, String operator) {

@@ -16,24 +16,27 @@ import org.apache.pekko.management.javadsl.ManagementRouteProviderSettings;
  * {@code GET /ready}, {@code /alive} and {@code /startup} on the management port, in place of
  * pekko-management's own routes (configured in {@code pekko.management.http.routes.health-checks}):
  * the same checks, but a check that fails, fails to answer or times out is 503 Service
- * Unavailable, as load balancers expect of a node that should get no traffic, not 500.
+ * Unavailable, as load balancers expect of a node that should get no traffic, not 500. All three
+ * answer only under the management port's Host rule ({@link ManagementHosts}).
  */
 public final class HealthRoutes extends AllDirectives implements ManagementRouteProvider {
     private final HealthChecks checks;
     private final HealthCheckSettings settings;
+    private final ManagementHosts hosts;
 
     public HealthRoutes(ExtendedActorSystem system) {
         this.settings =
                 HealthCheckSettings.create(system.settings().config().getConfig("pekko.management.health-checks"));
         this.checks = new HealthChecks(system, settings);
+        this.hosts = ManagementHosts.from(system.settings().config());
     }
 
     @Override
     public Route routes(ManagementRouteProviderSettings routeSettings) {
-        return concat(
+        return hosts.guard(() -> concat(
                 path(settings.readinessPath(), () -> get(() -> answer(checks::readyResult))),
                 path(settings.livenessPath(), () -> get(() -> answer(checks::aliveResult))),
-                path(settings.startupPath(), () -> get(() -> answer(checks::startupResult))));
+                path(settings.startupPath(), () -> get(() -> answer(checks::startupResult)))));
     }
 
     private Route answer(Supplier<CompletionStage<CheckResult>> check) {

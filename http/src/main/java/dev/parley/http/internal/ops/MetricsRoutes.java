@@ -16,23 +16,26 @@ import org.apache.pekko.management.javadsl.ManagementRouteProviderSettings;
 
 /**
  * {@code GET /metrics} on the management port: the node's Micrometer registry in the
- * Prometheus text format (configured in {@code pekko.management.http.routes}).
+ * Prometheus text format (configured in {@code pekko.management.http.routes}), for the hosts in
+ * {@code parley.management.allowed-hosts} ({@link ManagementHosts}).
  */
 public final class MetricsRoutes extends AllDirectives implements ManagementRouteProvider {
     private static final ContentType PROMETHEUS_TEXT = MediaTypes.TEXT_PLAIN.toContentType(HttpCharsets.UTF_8);
 
     private final ParleyMetrics metrics;
+    private final ManagementHosts hosts;
 
     public MetricsRoutes(ExtendedActorSystem system) {
         this.metrics = ParleyMetrics.get(Adapter.toTyped(system));
+        this.hosts = ManagementHosts.from(system.settings().config());
     }
 
     @Override
     public Route routes(ManagementRouteProviderSettings settings) {
-        return path(
+        return hosts.guard(() -> path(
                 "metrics",
                 () -> get(() -> complete(HttpResponse.create()
                         .withEntity(HttpEntities.create(
-                                PROMETHEUS_TEXT, metrics.scrape().getBytes(StandardCharsets.UTF_8))))));
+                                PROMETHEUS_TEXT, metrics.scrape().getBytes(StandardCharsets.UTF_8)))))));
     }
 }

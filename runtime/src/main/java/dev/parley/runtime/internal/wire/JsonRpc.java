@@ -36,8 +36,17 @@ public final class JsonRpc {
     @JsonInclude(JsonInclude.Include.NON_ABSENT)
     public record ErrorObject(int code, String message, JsonNode data) {}
 
+    /**
+     * A response. Its {@code id} is always written: JSON-RPC 2.0 requires {@code "id": null} on an
+     * error reply to a request whose id could not be read (a parse error, an id that is not valid
+     * Unicode).
+     */
     @JsonInclude(JsonInclude.Include.NON_ABSENT)
-    public record Response(String jsonrpc, JsonNode id, Object result, ErrorObject error) {
+    public record Response(
+            String jsonrpc,
+            @JsonInclude(JsonInclude.Include.ALWAYS) JsonNode id,
+            Object result,
+            ErrorObject error) {
         public static Response result(JsonNode id, Object result) {
             return new Response("2.0", id, result, null);
         }
@@ -82,6 +91,8 @@ public final class JsonRpc {
         try (RequestChecks.Parser parser = new RequestChecks.Parser(SINGLE_VALUE.createParser(body), limits)) {
             checked = parser;
             root = SINGLE_VALUE.readTree(parser);
+        } catch (RequestChecks.TooDeep e) {
+            throw e.problem();
         } catch (com.fasterxml.jackson.core.JsonParseException e) {
             // Jackson refuses a broken surrogate pair in a member name itself (values reach RequestChecks).
             if (String.valueOf(e.getOriginalMessage()).contains("surrogate")) {

@@ -47,6 +47,20 @@ public final class RequestChecks {
         return -1;
     }
 
+    /** Ends the read of a message nested deeper than the limit; {@link #problem} says so. */
+    public static final class TooDeep extends IOException {
+        private final transient McpException problem;
+
+        TooDeep(McpException problem) {
+            super(problem.getMessage());
+            this.problem = problem;
+        }
+
+        public McpException problem() {
+            return problem;
+        }
+    }
+
     /**
      * A parser that checks every token {@code parser} reads; after the value is read,
      * {@link #problem()} is the first problem found (a -32602 {@link McpException}), or null.
@@ -154,6 +168,9 @@ public final class RequestChecks {
             if (token.isStructStart()) {
                 if (context.getNestingDepth() > limits.maxDepth()) {
                     refuse(holder, false, "is nested deeper than " + limits.maxDepth() + " levels");
+                    // Nothing deeper is worth reading (and the JSON parser's own, higher limit would
+                    // otherwise turn a very deep message into a parse error).
+                    throw new TooDeep(problem);
                 }
             } else if (token == JsonToken.VALUE_STRING) {
                 checkString(context, delegate.getText(), "string");

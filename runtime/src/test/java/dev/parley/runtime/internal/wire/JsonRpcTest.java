@@ -44,6 +44,15 @@ class JsonRpcTest {
     }
 
     @Test
+    void anErrorWithoutAnIdSaysIdNull() {
+        // JSON-RPC 2.0 §5: the id member is required, null when the request's id could not be read.
+        String written = Json.write(
+                JsonRpc.Response.error(null, new McpException(ErrorCodes.PARSE_ERROR, "Parse error").toError()));
+        assertEquals(
+                "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}", written);
+    }
+
+    @Test
     void aStringIdIsKeptAsAString() {
         assertEquals(
                 TextNode.valueOf("req-1"),

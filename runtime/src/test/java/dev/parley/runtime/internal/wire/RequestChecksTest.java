@@ -127,6 +127,14 @@ class RequestChecksTest {
     }
 
     @Test
+    void aHundredThousandLevelsAreRefusedForTheirDepthNotAsUnparseable() {
+        // Far beyond the JSON parser's own nesting limit (1,000): the read stops at ours.
+        String deep = "[".repeat(100_000) + "]".repeat(100_000);
+        String message = refused(call("\"name\":\"t\",\"arguments\":{\"a\":" + deep + "}"));
+        assertEquals(true, message.endsWith("is nested deeper than 64 levels"), message);
+    }
+
+    @Test
     void anIdThatIsNotValidUnicodeIsNotEchoed() {
         assertNull(JsonRpc.idOf("{\"id\":\"\\ud800\"}".getBytes(StandardCharsets.UTF_8)));
         assertEquals(
