@@ -182,7 +182,11 @@ public final class StdioTransport {
             if (message.method().equals(Legacy.INITIALIZE)) {
                 reply(
                         message.id(),
-                        sessions.initialize(message, principal).thenApply(opened -> {
+                        sessions.initialize(message, principal, principal).thenApply(initialized -> {
+                            if (!(initialized instanceof LegacySessions.Opened opened)) {
+                                return JsonRpc.Response.error(
+                                        message.id(), ((LegacySessions.Refused) initialized).error());
+                            }
                             sessionVersion = opened.result().protocolVersion();
                             sessionId = opened.sessionId();
                             return JsonRpc.Response.result(message.id(), opened.result());

@@ -15,6 +15,10 @@ public final class JournalEventSerializer extends SerializerWithStringManifest {
     /** Registered in reference.conf; never change it, stored rows refer to it. */
     public static final int IDENTIFIER = 7_210_001;
 
+    /** The events that end a call: a call whose latest event is none of them still waits for answers. */
+    public static final java.util.Set<String> CALL_ENDED =
+            java.util.Set.of("parley.call.completed.v1", "parley.call.failed.v1", "parley.call.became-task.v1");
+
     public static final String TASK_CREATED = "parley.task.created.v1";
     public static final String TASK_INPUT_REQUESTED = "parley.task.input-requested.v1";
     public static final String TASK_COMPLETED = "parley.task.completed.v1";

@@ -13,6 +13,7 @@ import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.wire.Errors;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.Tasks.CreateTaskResult;
 import java.util.Collections;
@@ -119,8 +120,12 @@ final class TaskHandOver {
             ObjectNode arguments,
             Map<String, RecordedAnswer> answers,
             Map<String, JsonNode> steps) {
-        // issue 12: over the principal's cap of tasks in flight, refused before the task is journaled
-        return caps.take(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId)
+        // Quotas: an oversized task, or one over a cap or ceiling, is refused before it is journaled.
+        java.util.Optional<ErrorObject> oversized = caps.oversizedCall(arguments, answers);
+        if (oversized.isPresent()) {
+            return CompletableFuture.completedFuture(McpReply.Error.inBand(request.id(), oversized.get()));
+        }
+        return caps.take(request.quotaPrincipal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId)
                 .thenCompose(overCap -> overCap.isPresent()
                         ? CompletableFuture.<McpReply.Final>completedFuture(
                                 McpReply.Error.inBand(request.id(), overCap.get()))
@@ -143,7 +148,8 @@ final class TaskHandOver {
                                         : McpReply.Error.inBand(request.id(), TaskRequests.UNKNOWN_TASK))
                                 .whenComplete((reply, failure) -> {
                                     if (!(reply instanceof McpReply.TaskCreated)) {
-                                        caps.release(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
+                                        caps.release(
+                                                request.quotaPrincipal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
                                     }
                                 }));
     }
