@@ -17,6 +17,7 @@ import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.TaskRequests;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
+import dev.parley.persistence.internal.JournalCompaction;
 import dev.parley.persistence.internal.JournalEventSerializer;
 import dev.parley.persistence.internal.JournalQueries;
 import dev.parley.persistence.internal.JournalRetention;
@@ -159,7 +160,21 @@ public final class ParleyNode implements AutoCloseable {
                         SessionEntity.ENTITY_TYPE_KEY.name() + "|",
                         settings.retentionAfter(),
                         Clock.systemUTC()));
-        every(housekeeping, settings.retentionInterval(), () -> retention.forEach(JournalRetention::purge));
+        JournalCompaction compaction =
+                new JournalCompaction(database, effective.getDuration("parley.retention.compact-time"));
+        AtomicInteger compactions = new AtomicInteger();
+        every(housekeeping, settings.retentionInterval(), () -> {
+            int deleted = retention.stream().mapToInt(JournalRetention::purge).sum();
+            // The file shrinks with what the journal holds: now, and at the next run (H2 keeps freed
+            // space for its retention time, 45 s, before it can be given back).
+            if (deleted > 0) {
+                compactions.set(2);
+            }
+            if (compactions.get() > 0) {
+                compactions.decrementAndGet();
+                compaction.run();
+            }
+        });
         watchDisk(system, effective.getConfig("parley.quotas"), database);
         JournalGauges gauges = new JournalGauges(
                 new JournalQueries(database), ParleyMetrics.get(system).registry());

@@ -203,7 +203,8 @@ class McpEndpointQuotasTest {
         return new McpTestClient(1).toolCall("greet", Json.object().put("greeting", "Hello"));
     }
 
-    private static Reply initialize(McpTestClient client, ObjectNode clientInfo) {
+    /** A 2025-11-25 {@code initialize} with {@code clientInfo}. */
+    static Reply initialize(McpTestClient client, ObjectNode clientInfo) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", "application/json");
         headers.put("Accept", "application/json, text/event-stream");

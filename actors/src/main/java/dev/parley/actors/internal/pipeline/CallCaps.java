@@ -126,7 +126,7 @@ public final class CallCaps {
     }
 
     /** The refusal of a session whose capabilities and clientInfo take more than {@code max-session-bytes}. */
-    public Optional<ErrorObject> oversizedSession(Object... parts) {
+    Optional<ErrorObject> oversizedSession(Object... parts) {
         return oversized("session-bytes", caps.maxSessionBytes(), "A session", parts);
     }
 
@@ -219,7 +219,7 @@ public final class CallCaps {
         };
     }
 
-    public void release(String principal, Kind kind, String id) {
+    void release(String principal, Kind kind, String id) {
         if (!caps.enabled()) {
             return;
         }
