@@ -30,6 +30,7 @@ import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
+import io.opentelemetry.context.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -206,8 +207,10 @@ final class DurableCalls {
         }
         NewEntityIds newEntityIds = NewEntityIds.get(system);
         String callId = request.callId() != null ? request.callId() : newEntityIds.mint(ToolCallEntity.ENTITY_TYPE_KEY);
+        // The lease may be granted on another thread: the call is started in the request's trace context.
+        Context trace = Context.current();
         return caps.take(request.quotaPrincipal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
-                .thenCompose(overCap -> overCap.isPresent()
+                .thenCompose(trace.wrapFunction((Optional<ErrorObject> overCap) -> overCap.isPresent()
                         ? done(McpReply.Error.inBand(request.id(), overCap.get()))
                         : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
                                         JournalAvailability.get(system),
@@ -230,7 +233,7 @@ final class DurableCalls {
                                         ? done(reply)
                                         : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
                                 .thenCompose(reply -> roundEnded(request, callId, call, binding(request, call), reply))
-                                .whenComplete(caps.afterRound(request.quotaPrincipal(), callId)));
+                                .whenComplete(caps.afterRound(request.quotaPrincipal(), callId))));
     }
 
     private CompletionStage<McpReply.Final> retry(

@@ -16,6 +16,7 @@ import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.Tasks.CreateTaskResult;
+import io.opentelemetry.context.Context;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -125,8 +126,10 @@ final class TaskHandOver {
         if (oversized.isPresent()) {
             return CompletableFuture.completedFuture(McpReply.Error.inBand(request.id(), oversized.get()));
         }
+        // The lease may be granted on another thread: the task is created in the request's trace context.
+        Context trace = Context.current();
         return caps.take(request.quotaPrincipal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId)
-                .thenCompose(overCap -> overCap.isPresent()
+                .thenCompose(trace.wrapFunction((java.util.Optional<ErrorObject> overCap) -> overCap.isPresent()
                         ? CompletableFuture.<McpReply.Final>completedFuture(
                                 McpReply.Error.inBand(request.id(), overCap.get()))
                         : tasks.ask(
@@ -151,6 +154,6 @@ final class TaskHandOver {
                                         caps.release(
                                                 request.quotaPrincipal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
                                     }
-                                }));
+                                })));
     }
 }
