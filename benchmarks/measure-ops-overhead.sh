@@ -54,7 +54,7 @@ for rep in $(seq 1 "$R"); do
   for setting in off metrics both; do
     rm -rf "$WORK/data"
     # shellcheck disable=SC2046
-    OTEL_TRACES_EXPORTER=none java -Xmx512m $(flags $setting) -Dparley.management.port=0 \
+    OTEL_TRACES_EXPORTER=none java -Xmx512m $(flags $setting) -Dparley.management.port=0 -Dparley.quotas.per-principal.waiting-calls=100000 -Dparley.quotas.per-principal.sessions=100000 \
       -jar "$WORK/parley.jar" demo --port "$PORT" --data "$WORK/data" > "$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 600); do

@@ -76,7 +76,7 @@ start_server "$OUT/baseline.log" "ready in" java -jar "$LOAD" baseline --port "$
 load baseline --url "http://127.0.0.1:$BASE_PORT/mcp" --flow call
 stop_server
 
-start_server "$OUT/demo.log" "ready in" java -jar "$DEMO" demo --port "$DEMO_PORT" --data "$DATA/demo"
+start_server "$OUT/demo.log" "ready in" java -Dparley.quotas.per-principal.waiting-calls=100000 -Dparley.quotas.per-principal.sessions=100000 -jar "$DEMO" demo --port "$DEMO_PORT" --data "$DATA/demo"
 load call --url "http://127.0.0.1:$DEMO_PORT/mcp" --flow call --tool check_availability --args '{"date":"2026-12-20"}'
 load mrtr --url "http://127.0.0.1:$DEMO_PORT/mcp" --flow mrtr --tool create_invoice --args '{"client":"x","amount":1}' \
   --answers '{"currency":"CHF"}'

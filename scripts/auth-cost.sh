@@ -39,9 +39,9 @@ parley.auth {
   required-scopes = ["mcp:tools"]
 }
 EOF
-java -Dparley.management.enabled=false $(jfr on) -jar examples/target/parley.jar demo --port "$ON_PORT" --data "$RUN/data-on" --config "$RUN/auth.conf" > "$RUN/on.log" 2>&1 &
+java -Dparley.management.enabled=false -Dparley.quotas.per-principal.waiting-calls=100000 -Dparley.quotas.per-principal.sessions=100000 $(jfr on) -jar examples/target/parley.jar demo --port "$ON_PORT" --data "$RUN/data-on" --config "$RUN/auth.conf" > "$RUN/on.log" 2>&1 &
 ON_PID=$!; PIDS+=($ON_PID)
-java -Dparley.management.enabled=false $(jfr off) -jar examples/target/parley.jar demo --port "$OFF_PORT" --data "$RUN/data-off" > "$RUN/off.log" 2>&1 &
+java -Dparley.management.enabled=false -Dparley.quotas.per-principal.waiting-calls=100000 -Dparley.quotas.per-principal.sessions=100000 $(jfr off) -jar examples/target/parley.jar demo --port "$OFF_PORT" --data "$RUN/data-off" > "$RUN/off.log" 2>&1 &
 OFF_PID=$!; PIDS+=($OFF_PID)
 
 wait_for() { # wait_for URL: any HTTP answer

@@ -18,7 +18,7 @@ server=""
 cleanup() { if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi; }
 trap cleanup EXIT
 
-java "$HEAP" -Xlog:gc:file="$work/gc.log":uptime -jar "$work/parley.jar" demo --port "$PORT" --data "$work/data" \
+java "$HEAP" -Dparley.quotas.per-principal.waiting-calls=100000 -Dparley.quotas.per-principal.sessions=100000 -Xlog:gc:file="$work/gc.log":uptime -jar "$work/parley.jar" demo --port "$PORT" --data "$work/data" \
   > "$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 120); do

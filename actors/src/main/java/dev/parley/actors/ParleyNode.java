@@ -7,6 +7,7 @@ import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.TaskResumer;
 import dev.parley.actors.internal.ToolCallEntity;
+import dev.parley.actors.internal.journal.DiskWatermark;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.JournalGauges;
@@ -16,6 +17,9 @@ import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.TaskRequests;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
+import dev.parley.persistence.internal.JournalCompaction;
+import dev.parley.persistence.internal.CallEvent;
+import dev.parley.persistence.internal.JournalEvent;
 import dev.parley.persistence.internal.JournalQueries;
 import dev.parley.persistence.internal.JournalRetention;
 import dev.parley.runtime.CallTarget;
@@ -25,6 +29,7 @@ import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -155,6 +160,14 @@ public final class ParleyNode implements AutoCloseable {
                         ToolCallEntity.ENTITY_TYPE_KEY.name() + "|",
                         settings.retentionAfter(),
                         Clock.systemUTC()),
+                // A call left waiting goes once its requestState expired, not after the retention time.
+                JournalRetention.abandoned(
+                        database,
+                        ToolCallEntity.ENTITY_TYPE_KEY.name() + "|",
+                        settings.requestStateLifetime()
+                                .plus(effective.getDuration("parley.retention.abandoned-margin")),
+                        JournalEvent.storedNames(CallEvent.TYPES, status -> !status.open),
+                        Clock.systemUTC()),
                 new JournalRetention(
                         database, TaskEntity.ENTITY_TYPE_KEY.name() + "|", settings.taskRetention(), Clock.systemUTC()),
                 // A 2025-11-25 session idle this long is gone: its client gets 404 and initializes again.
@@ -163,7 +176,22 @@ public final class ParleyNode implements AutoCloseable {
                         SessionEntity.ENTITY_TYPE_KEY.name() + "|",
                         settings.retentionAfter(),
                         Clock.systemUTC()));
-        every(housekeeping, settings.retentionInterval(), () -> retention.forEach(JournalRetention::purge));
+        JournalCompaction compaction =
+                new JournalCompaction(database, effective.getDuration("parley.retention.compact-time"));
+        AtomicInteger compactions = new AtomicInteger();
+        every(housekeeping, settings.retentionInterval(), () -> {
+            int deleted = retention.stream().mapToInt(JournalRetention::purge).sum();
+            // The file shrinks with what the journal holds: now, and at the next run (H2 keeps freed
+            // space for its retention time, 45 s, before it can be given back).
+            if (deleted > 0) {
+                compactions.set(2);
+            }
+            if (compactions.get() > 0) {
+                compactions.decrementAndGet();
+                compaction.run();
+            }
+        });
+        watchDisk(system, effective.getConfig("parley.quotas"), database);
         JournalGauges gauges = new JournalGauges(
                 new JournalQueries(database), ParleyMetrics.get(system).registry());
         housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
@@ -176,6 +204,20 @@ public final class ParleyNode implements AutoCloseable {
                 toolExecutor,
                 new McpPipeline(system, server, engine, codec, sharding, settings, notifications, tasks),
                 housekeeping);
+    }
+
+    /** The disk watermark watches parley.quotas.disk.path, or the embedded journal's directory. */
+    private static void watchDisk(ActorSystem<?> system, Config quotas, JournalDatabase database) {
+        String configured = quotas.getString("disk.path");
+        Path directory = !configured.isEmpty()
+                ? Path.of(configured)
+                : database instanceof JournalDatabase.H2File h2
+                        ? h2.directory()
+                        : database instanceof JournalDatabase.SqliteFile sqlite ? sqlite.directory() : null;
+        if (quotas.getBoolean("enabled") && directory != null) {
+            DiskWatermark.get(system)
+                    .watch(directory, quotas.getBytes("disk.min-free"), quotas.getDuration("disk.check-interval"));
+        }
     }
 
     /** Issue 17: while the journal is away every run fails; a few lines a minute say so. */

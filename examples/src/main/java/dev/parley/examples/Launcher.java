@@ -101,9 +101,18 @@ public final class Launcher {
         return startFixtures(port, data, ConfigFactory.parseResourcesAnySyntax("application"));
     }
 
+    /**
+     * The conformance suite is one client address running hundreds of scenarios, each with its own
+     * calls and sessions: per-address caps would refuse it; the node-wide ceilings stay.
+     */
+    private static final String FIXTURE_QUOTAS =
+            "parley.quotas.per-principal { waiting-calls = 0, open-tasks = 0, sessions = 0 }";
+
     public static McpHttpServer startFixtures(int port, Path data, Config config) {
         return McpHttpServer.builder(new FixtureServer().definition())
-                .config(ConfigFactory.parseString(FixtureLegacy.POLL_AFTER).withFallback(config))
+                .config(ConfigFactory.parseString(FixtureLegacy.POLL_AFTER)
+                        .withFallback(config)
+                        .withFallback(ConfigFactory.parseString(FIXTURE_QUOTAS)))
                 .dataDirectory(data)
                 .port(port)
                 .start();

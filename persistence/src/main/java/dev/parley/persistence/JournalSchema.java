@@ -44,11 +44,29 @@ public final class JournalSchema {
             if (database instanceof JournalDatabase.Postgres) {
                 statement.execute("SELECT pg_advisory_unlock(" + POSTGRES_LOCK_KEY + ")");
             }
+            if (database instanceof JournalDatabase.SqliteFile) {
+                incrementalVacuum(statement);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "creating the journal schema on " + database + " failed: " + e.getMessage(), e);
         }
         log.info("journal schema ready on {}", database);
+    }
+
+    /**
+     * Lets JournalCompaction give a SQLite file's free pages back ({@code PRAGMA incremental_vacuum}).
+     * A WAL-mode connection cannot turn the setting on for a new file before its tables exist, so
+     * the file is rewritten once with it ({@code VACUUM}; it is small when new).
+     */
+    private static void incrementalVacuum(Statement statement) throws SQLException {
+        try (java.sql.ResultSet mode = statement.executeQuery("PRAGMA auto_vacuum")) {
+            if (mode.next() && mode.getInt(1) == 2) {
+                return;
+            }
+        }
+        statement.execute("PRAGMA auto_vacuum = INCREMENTAL");
+        statement.execute("VACUUM");
     }
 
     static List<String> statements(String resource) {

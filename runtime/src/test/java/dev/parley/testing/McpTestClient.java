@@ -307,6 +307,14 @@ public final class McpTestClient {
      * {@code Host} header). The connection is closed after the response, which is read whole.
      */
     public Reply rawPost(String host, ObjectNode message) throws IOException {
+        return rawPost(host, message, null);
+    }
+
+    /**
+     * The same, from the local address {@code from} (another loopback address, e.g. 127.0.0.2,
+     * is another client for a server that tells clients apart by address); null: any.
+     */
+    public Reply rawPost(String host, ObjectNode message, InetAddress from) throws IOException {
         byte[] body = Json.write(message).getBytes(StandardCharsets.UTF_8);
         StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\n")
                 .append("Host: ")
@@ -321,7 +329,9 @@ public final class McpTestClient {
                         head.append(name).append(": ").append(value).append("\r\n"));
         head.append("\r\n");
         byte[] response;
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (Socket socket = from == null
+                ? new Socket(InetAddress.getLoopbackAddress(), port)
+                : new Socket(InetAddress.getLoopbackAddress(), port, from, 0)) {
             socket.setSoTimeout((int) REQUEST_TIMEOUT.toMillis());
             OutputStream out = socket.getOutputStream();
             out.write(head.toString().getBytes(StandardCharsets.US_ASCII));

@@ -17,7 +17,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 
 /**
- * One principal's calls waiting for input and tasks in flight, cluster-wide: sharded by the
+ * One principal's calls waiting for input, tasks in flight and 2025-11-25 sessions, cluster-wide: sharded by the
  * principal's id, so every node asks the same entity and a cap holds however many nodes serve
  * the principal. Each open call or task holds a lease until it ends (released by the pipeline)
  * or its lease runs out (a waiting call's requestState lifetime, a task's ttl): a call whose end
@@ -36,7 +36,8 @@ public final class PrincipalCapsEntity extends AbstractBehavior<PrincipalCapsEnt
 
     public enum Kind {
         WAITING_CALL,
-        OPEN_TASK
+        OPEN_TASK,
+        SESSION
     }
 
     public sealed interface Command extends CborSerializable {}
@@ -67,24 +68,22 @@ public final class PrincipalCapsEntity extends AbstractBehavior<PrincipalCapsEnt
     private final Map<Kind, Map<String, Long>> leases = new EnumMap<>(Kind.class);
     private long lastVerifyOffered;
 
+    /** {@code max}: the cap of each kind (0 or missing: none). */
     public static Behavior<Command> create(
-            ActorRef<ClusterSharding.ShardCommand> shard, int maxWaitingCalls, int maxOpenTasks, Clock clock) {
-        return Behaviors.setup(
-                context -> new PrincipalCapsEntity(context, shard, maxWaitingCalls, maxOpenTasks, clock));
+            ActorRef<ClusterSharding.ShardCommand> shard, Map<Kind, Integer> max, Clock clock) {
+        return Behaviors.setup(context -> new PrincipalCapsEntity(context, shard, max, clock));
     }
 
     private PrincipalCapsEntity(
             ActorContext<Command> context,
             ActorRef<ClusterSharding.ShardCommand> shard,
-            int maxWaitingCalls,
-            int maxOpenTasks,
+            Map<Kind, Integer> max,
             Clock clock) {
         super(context);
         this.shard = shard;
         this.clock = clock;
-        max.put(Kind.WAITING_CALL, maxWaitingCalls);
-        max.put(Kind.OPEN_TASK, maxOpenTasks);
         for (Kind kind : Kind.values()) {
+            this.max.put(kind, max.getOrDefault(kind, 0));
             leases.put(kind, new LinkedHashMap<>());
         }
         context.setReceiveTimeout(IDLE, new Idle());

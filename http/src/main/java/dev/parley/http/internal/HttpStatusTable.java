@@ -109,10 +109,21 @@ public final class HttpStatusTable {
                     null),
             new Row("unknown method", 404, ErrorCodes.METHOD_NOT_FOUND, null),
             new Row(
-                    "a principal's cap of calls waiting for input or tasks in flight reached (`parley.auth.limits`; "
-                            + "with `Retry-After`)",
+                    "a principal's cap of calls waiting for input, tasks in flight or sessions reached "
+                            + "(`parley.quotas.per-principal`; with `Retry-After`)",
                     429,
                     CallCaps.OVER_CAP,
+                    null),
+            new Row(
+                    "a node-wide ceiling of `parley.quotas.per-node` reached, or free disk below "
+                            + "`parley.quotas.disk.min-free` (with `Retry-After`)",
+                    503,
+                    CallCaps.NODE_FULL,
+                    null),
+            new Row(
+                    "a durable call or session larger than `parley.quotas.max-call-bytes` / `max-session-bytes`",
+                    413,
+                    CallCaps.TOO_LARGE,
                     null),
             new Row(
                     "a request that needs the journal while it is unavailable (database stopped, disk full): nothing was"

@@ -57,9 +57,11 @@ final class LegacyRoutes {
     private final Materializer materializer;
     private final CallStreams streams;
     private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final QuotaPrincipals quotaPrincipals;
 
-    LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer) {
+    LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer, QuotaPrincipals quotaPrincipals) {
         this.pipeline = pipeline;
+        this.quotaPrincipals = quotaPrincipals;
         this.sessions = pipeline.sessions();
         this.replies = new HttpReplies(keepAlive);
         this.materializer = materializer;
@@ -108,10 +110,13 @@ final class LegacyRoutes {
             String version =
                     Legacy.negotiate(message.params().path("protocolVersion").asText()); // issue 13
             return observer.legacy(http, message, version, principal)
-                    .watch(() -> sessions.initialize(message, principal)
-                            .thenApply(opened -> HttpReplies.json(
-                                            StatusCodes.OK, JsonRpc.Response.result(message.id(), opened.result()))
-                                    .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId()))));
+                    .watch(() -> sessions.initialize(message, principal, quotaPrincipals.of(http, principal))
+                            .thenApply(initialized -> initialized instanceof LegacySessions.Opened opened
+                                    ? HttpReplies.json(
+                                                    StatusCodes.OK,
+                                                    JsonRpc.Response.result(message.id(), opened.result()))
+                                            .addHeader(RawHeader.create("Mcp-Session-Id", opened.sessionId()))
+                                    : refused(message.id(), ((LegacySessions.Refused) initialized).error())));
         }
         return withSession(http, message.id(), principal, session -> {
             if (message.isNotification()) {
@@ -145,7 +150,7 @@ final class LegacyRoutes {
     CompletionStage<HttpResponse> getOrDelete(HttpRequest http, String principal) {
         String sessionId = sessionId(http).orElseThrow();
         if (http.method().equals(HttpMethods.DELETE)) {
-            return sessions.end(sessionId, principal)
+            return sessions.end(sessionId, principal, quotaPrincipals.of(http, principal))
                     .thenApply(ended -> ended
                             ? HttpResponse.create().withStatus(StatusCodes.OK)
                             : error(StatusCodes.NOT_FOUND, null, ErrorCodes.INVALID_REQUEST, "Session not found"));
@@ -156,7 +161,10 @@ final class LegacyRoutes {
                 .filter(id -> !id.isEmpty());
         if (lastEventId.isPresent()) {
             return withSession(
-                    http, null, principal, session -> done(resume(lastEventId.get(), sessionId, principal, session)));
+                    http,
+                    null,
+                    principal,
+                    session -> done(resume(http, lastEventId.get(), sessionId, principal, session)));
         }
         return withSession(
                 http,
@@ -171,7 +179,11 @@ final class LegacyRoutes {
      * call's journal on whichever node this is (400 for an id that is not one of this session's).
      */
     private HttpResponse resume(
-            String lastEventId, String sessionId, String principal, SessionEntity.SessionView session) {
+            HttpRequest http,
+            String lastEventId,
+            String sessionId,
+            String principal,
+            SessionEntity.SessionView session) {
         StreamCursors.Cursor cursor;
         try {
             cursor = pipeline.streamCursors().open(lastEventId, principal, sessionId);
@@ -184,14 +196,15 @@ final class LegacyRoutes {
                     "Last-Event-ID is not an event of this session's streams, or has expired");
         }
         McpRequest request = new McpRequest(
-                cursor.requestId(),
-                Methods.TOOLS_CALL,
-                Json.object(),
-                session.protocolVersion(),
-                ClientCapabilities.of(session.capabilities()),
-                principal,
-                null,
-                null);
+                        cursor.requestId(),
+                        Methods.TOOLS_CALL,
+                        Json.object(),
+                        session.protocolVersion(),
+                        ClientCapabilities.of(session.capabilities()),
+                        principal,
+                        null,
+                        null)
+                .withQuotaPrincipal(quotaPrincipals.of(http, principal));
         return streams.open(
                 principal,
                 sessionId,
@@ -217,7 +230,8 @@ final class LegacyRoutes {
                                         response.error().code()),
                         response));
             }
-            McpRequest request = LegacySessions.request(message, principal, session);
+            McpRequest request = LegacySessions.request(message, principal, session)
+                    .withQuotaPrincipal(quotaPrincipals.of(http, principal));
             boolean mayAsk = message.method().equals(Methods.TOOLS_CALL)
                     || message.method().equals(Methods.PROMPTS_GET)
                     || message.method().equals(Methods.RESOURCES_READ);
@@ -299,6 +313,12 @@ final class LegacyRoutes {
                 .thenCompose(session -> session == null
                         ? done(error(StatusCodes.NOT_FOUND, id, ErrorCodes.INVALID_REQUEST, "Session not found"))
                         : then.apply(session));
+    }
+
+    /** A refusal by a quota, with the status (and Retry-After) its code has in the status table. */
+    private static HttpResponse refused(JsonNode id, ErrorObject error) {
+        return HttpReplies.json(
+                HttpStatusTable.statusOf(McpReply.Origin.IN_BAND, error.code()), JsonRpc.Response.error(id, error));
     }
 
     private static HttpResponse error(StatusCode status, JsonNode id, int code, String message) {

@@ -44,6 +44,7 @@ public final class McpRoutes extends AllDirectives {
     private final HttpReplies replies;
     private final LegacyRoutes legacy;
     private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final QuotaPrincipals quotaPrincipals;
 
     public McpRoutes(
             McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
@@ -61,7 +62,9 @@ public final class McpRoutes extends AllDirectives {
         this.materializer = materializer;
         this.checks = new EdgeChecks(settings, pipeline.server());
         this.replies = new HttpReplies(settings.keepAlive());
-        this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer);
+        this.quotaPrincipals =
+                new QuotaPrincipals(materializer.system().settings().config());
+        this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer, quotaPrincipals);
         this.observer = RequestObserver.of(materializer, pipeline.server());
     }
 
@@ -172,7 +175,7 @@ public final class McpRoutes extends AllDirectives {
                 return done(HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null));
             }
             EdgeChecks.checkVersionHeader(http, message.params());
-            request = McpRequest.from(message, principal);
+            request = McpRequest.from(message, principal).withQuotaPrincipal(quotaPrincipals.of(http, principal.id()));
             checks.checkHeaders(http, request);
         } catch (McpException e) {
             observer.refusedAtEdge("invalid_message");

@@ -211,8 +211,12 @@ public final class StdioTransport {
         LegacySessions sessions = pipeline.sessions();
         try {
             if (message.method().equals(Legacy.INITIALIZE)) {
-                CompletableFuture<JsonRpc.Response> opened = sessions.initialize(message, principal)
-                        .thenApply(session -> {
+                CompletableFuture<JsonRpc.Response> opened = sessions.initialize(message, principal, principal)
+                        .thenApply(initialized -> {
+                            if (!(initialized instanceof LegacySessions.Opened session)) {
+                                return JsonRpc.Response.error(
+                                        message.id(), ((LegacySessions.Refused) initialized).error());
+                            }
                             sessionVersion = session.result().protocolVersion();
                             sessionId = session.sessionId();
                             return JsonRpc.Response.result(message.id(), session.result());

@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * Keeps the journal from growing without bound: deletes every call whose last event is older
  * than the retention time. Such a call has either ended, or waited longer than any
  * {@code requestState} lives, so no retry can reach it any more; this is why the retention
- * time may not be shorter than the state lifetime.
+ * time may not be shorter than the state lifetime. {@link #abandoned} deletes, sooner, only the
+ * entities that did not end: calls left waiting for answers once their {@code requestState}
+ * expired.
  */
 public final class JournalRetention {
     private static final Logger log = LoggerFactory.getLogger(JournalRetention.class);
@@ -23,42 +26,85 @@ public final class JournalRetention {
     private final String persistenceIdPrefix;
     private final Duration retention;
     private final Clock clock;
+    /** Entities whose latest event has one of these manifests are kept; empty: none is. */
+    private final Set<String> endedManifests;
 
     /** @param persistenceIdPrefix e.g. {@code "ToolCall|"}: only these entities are purged */
     public JournalRetention(JournalDatabase database, String persistenceIdPrefix, Duration retention, Clock clock) {
+        this(database, persistenceIdPrefix, retention, clock, Set.of());
+    }
+
+    private JournalRetention(
+            JournalDatabase database,
+            String persistenceIdPrefix,
+            Duration retention,
+            Clock clock,
+            Set<String> endedManifests) {
         this.database = database;
         this.persistenceIdPrefix = persistenceIdPrefix;
         this.retention = retention;
         this.clock = clock;
+        this.endedManifests = endedManifests;
+    }
+
+    /** Purges the entities under the prefix idle for {@code retention} whose latest event is none of {@code endedManifests}. */
+    public static JournalRetention abandoned(
+            JournalDatabase database,
+            String persistenceIdPrefix,
+            Duration retention,
+            Set<String> endedManifests,
+            Clock clock) {
+        return new JournalRetention(database, persistenceIdPrefix, retention, clock, Set.copyOf(endedManifests));
     }
 
     /** Deletes the events (and snapshots) of expired calls; returns how many events went. */
     public int purge() {
         long cutoff = clock.millis() - retention.toMillis();
         String id = database.identifier("persistence_id");
-        String expired = "SELECT " + id + " FROM " + database.identifier("event_journal") + " WHERE " + id
-                + " LIKE ? GROUP BY " + id + " HAVING MAX(" + database.identifier("write_timestamp") + ") < ?";
+        String table = database.identifier("event_journal");
+        String sequence = database.identifier("sequence_number");
+        String notEnded = endedManifests.isEmpty()
+                ? ""
+                : " AND " + id + " NOT IN (SELECT e." + id + " FROM " + table + " e WHERE e." + id + " LIKE ? AND e."
+                        + sequence + " = (SELECT MAX(l." + sequence + ") FROM " + table + " l WHERE l." + id + " = e."
+                        + id + ") AND e." + database.identifier("event_ser_manifest") + " IN ("
+                        + String.join(
+                                ", ", endedManifests.stream().map(m -> "?").toList()) + "))";
+        String expired = "SELECT " + id + " FROM " + table + " WHERE " + id + " LIKE ? GROUP BY " + id + " HAVING MAX("
+                + database.identifier("write_timestamp") + ") < ?" + notEnded;
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
                 PreparedStatement snapshots = connection.prepareStatement(
                         "DELETE FROM " + database.identifier("snapshot") + " WHERE " + id + " IN (" + expired + ")");
                 PreparedStatement events = connection.prepareStatement("DELETE FROM "
                         + database.identifier("event_journal") + " WHERE " + id + " IN (" + expired + ")")) {
-            snapshots.setString(1, persistenceIdPrefix + "%");
-            snapshots.setLong(2, cutoff);
+            bind(snapshots, cutoff);
             snapshots.executeUpdate();
-            events.setString(1, persistenceIdPrefix + "%");
-            events.setLong(2, cutoff);
+            bind(events, cutoff);
             int deleted = events.executeUpdate();
             if (deleted > 0) {
                 log.info(
-                        "retention removed {} journal events of calls idle since before {}",
+                        "retention removed {} journal events of {}entities under {} idle since before {}",
                         deleted,
+                        endedManifests.isEmpty() ? "" : "unfinished ",
+                        persistenceIdPrefix,
                         java.time.Instant.ofEpochMilli(cutoff));
             }
             return deleted;
         } catch (SQLException e) {
             throw new IllegalStateException("journal retention failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void bind(PreparedStatement statement, long cutoff) throws SQLException {
+        int index = 1;
+        statement.setString(index++, persistenceIdPrefix + "%");
+        statement.setLong(index++, cutoff);
+        if (!endedManifests.isEmpty()) {
+            statement.setString(index++, persistenceIdPrefix + "%");
+            for (String manifest : endedManifests) {
+                statement.setString(index++, manifest);
+            }
         }
     }
 }

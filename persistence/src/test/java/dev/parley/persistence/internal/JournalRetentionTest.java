@@ -44,18 +44,107 @@ class JournalRetentionTest {
                 List.of("OtherEntity|long-ago", "ToolCall|started-long-ago-answered-lately"), remainingIds(database));
     }
 
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"h2", "sqlite"})
+    void abandonedCallsGoSoonerButEndedCallsStay(String store, @TempDir Path dir) throws Exception {
+        JournalDatabase database =
+                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
+        JournalSchema.create(database);
+        long old = NOW.minus(Duration.ofHours(2)).toEpochMilli();
+        long recent = NOW.minus(Duration.ofMinutes(5)).toEpochMilli();
+        insert(database, "ToolCall|abandoned", 1, old, "parley.call.started.v1");
+        insert(database, "ToolCall|abandoned-later-round", 1, old, "parley.call.started.v1");
+        insert(database, "ToolCall|abandoned-later-round", 2, old, "parley.call.answers-received.v1");
+        insert(database, "ToolCall|abandoned-later-round", 3, old, "parley.call.input-requested.v1");
+        insert(database, "ToolCall|ended", 1, old, "parley.call.started.v1");
+        insert(database, "ToolCall|ended", 2, old, "parley.call.completed.v1");
+        insert(database, "ToolCall|became-task", 1, old, "parley.call.became-task.v1");
+        insert(database, "ToolCall|waiting-lately", 1, recent, "parley.call.started.v1");
+
+        int deleted = JournalRetention.abandoned(
+                        database,
+                        "ToolCall|",
+                        Duration.ofMinutes(31),
+                        JournalEvent.storedNames(CallEvent.TYPES, status -> !status.open),
+                        Clock.fixed(NOW, ZoneOffset.UTC))
+                .purge();
+
+        assertEquals(4, deleted);
+        assertEquals(
+                List.of("ToolCall|became-task", "ToolCall|ended", "ToolCall|waiting-lately"), remainingIds(database));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"h2", "sqlite"})
+    void compactionGivesTheSpaceOfDeletedRowsBack(String store, @TempDir Path dir) throws Exception {
+        JournalDatabase database =
+                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
+        Path file = dir.resolve(store.equals("h2") ? "journal.mv.db" : "journal.sqlite");
+        JournalSchema.create(database);
+        // Held open, as a node's connection pool holds it: H2 would otherwise compact as it closes.
+        try (Connection open = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())) {
+            // A node with some history: what the journal keeps is what the file should come back to.
+            for (int i = 0; i < 100; i++) {
+                insert(database, "ToolCall|kept", i + 1, NOW.toEpochMilli(), "parley.call.started.v1", 16 * 1024);
+            }
+            checkpoint(open, store);
+            long before = java.nio.file.Files.size(file);
+            long old = NOW.minus(Duration.ofDays(8)).toEpochMilli();
+            for (int i = 0; i < 400; i++) {
+                insert(database, "ToolCall|flood-" + i, 1, old, "parley.call.started.v1", 16 * 1024);
+            }
+            checkpoint(open, store);
+            long flooded = java.nio.file.Files.size(file);
+
+            new JournalRetention(database, "ToolCall|", Duration.ofDays(7), Clock.fixed(NOW, ZoneOffset.UTC)).purge();
+            new JournalCompaction(database, Duration.ofSeconds(5)).run();
+            checkpoint(open, store);
+            long after = java.nio.file.Files.size(file);
+
+            assertEquals(List.of("ToolCall|kept"), remainingIds(database));
+            org.junit.jupiter.api.Assertions.assertTrue(flooded > before + 400 * 16 * 1024L, "flooded " + flooded);
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    after <= before * 1.1, "before " + before + ", flooded " + flooded + ", after " + after);
+        }
+    }
+
+    /** SQLite's WAL is written back into the file, so the file's size tells. */
+    private static void checkpoint(Connection connection, String store) throws Exception {
+        if (store.equals("sqlite")) {
+            connection.createStatement().execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+    }
+
     private static void insert(JournalDatabase database, String persistenceId, long sequenceNr, long writtenAt)
+            throws Exception {
+        insert(database, persistenceId, sequenceNr, writtenAt, "x");
+    }
+
+    private static void insert(
+            JournalDatabase database, String persistenceId, long sequenceNr, long writtenAt, String manifest)
+            throws Exception {
+        insert(database, persistenceId, sequenceNr, writtenAt, manifest, 1);
+    }
+
+    private static void insert(
+            JournalDatabase database,
+            String persistenceId,
+            long sequenceNr,
+            long writtenAt,
+            String manifest,
+            int payloadBytes)
             throws Exception {
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
-                PreparedStatement insert = connection.prepareStatement(
-                        "INSERT INTO \"event_journal\" (\"persistence_id\", "
+                PreparedStatement insert =
+                        connection.prepareStatement("INSERT INTO \"event_journal\" (\"persistence_id\", "
                                 + "\"sequence_number\", \"writer\", \"write_timestamp\", \"adapter_manifest\", \"event_payload\", "
-                                + "\"event_ser_id\", \"event_ser_manifest\") VALUES (?, ?, 'test', ?, '', ?, 1, 'x')")) {
+                                + "\"event_ser_id\", \"event_ser_manifest\") VALUES (?, ?, 'test', ?, '', ?, 1, ?)")) {
             insert.setString(1, persistenceId);
             insert.setLong(2, sequenceNr);
             insert.setLong(3, writtenAt);
-            insert.setBytes(4, new byte[] {1});
+            insert.setBytes(4, new byte[payloadBytes]);
+            insert.setString(5, manifest);
             insert.executeUpdate();
         }
     }

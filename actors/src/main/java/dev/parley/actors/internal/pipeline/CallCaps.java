@@ -1,18 +1,23 @@
 package dev.parley.actors.internal.pipeline;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.typesafe.config.Config;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.PrincipalCapsEntity.Kind;
 import dev.parley.actors.internal.TaskEntity;
+import dev.parley.actors.internal.journal.DiskWatermark;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.logging.RateLimitedLog;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -26,35 +31,57 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 12: caps per principal on calls waiting for input and on tasks in flight
- * ({@code parley.auth.limits.max-waiting-calls}, {@code max-open-tasks}). A new durable call or
- * task takes a lease from the principal's {@link PrincipalCapsEntity} before anything is
- * journaled; over the cap the request gets {@link #OVER_CAP} (HTTP 429 with {@code Retry-After}).
- * Off unless {@code parley.auth.enabled} and {@code parley.auth.limits.enabled}.
+ * Quotas on durable state ({@code parley.quotas}): how many calls waiting for input, tasks in
+ * flight and 2025-11-25 sessions one principal may hold (cluster-wide, in the principal's
+ * {@link PrincipalCapsEntity}), how many this node holds for all principals together, how many
+ * bytes one call or session may journal, and the disk watermark. A new call, task or session takes
+ * a lease before anything is journaled; refused, the request gets {@link #OVER_CAP} (HTTP 429),
+ * {@link #NODE_FULL} (503) or {@link #TOO_LARGE} (413), each naming the limit in {@code data}.
  */
 public final class CallCaps {
     /** Application-specific (outside the reserved -32768..-32000): a per-principal cap is reached. */
     public static final int OVER_CAP = -31429;
+    /** A node-wide ceiling is reached, or the journal's disk is below its watermark. */
+    public static final int NODE_FULL = -31503;
+    /** A durable call or session would journal more bytes than one may. */
+    public static final int TOO_LARGE = -31413;
 
     private static final Logger log = LoggerFactory.getLogger(CallCaps.class);
     private static final RateLimitedLog askFailures = RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 10);
 
-    /** What the refusal's {@code data} says: which cap, its size, and when to try again. */
-    record OverCap(String limit, int max, long retryAfterSeconds) {}
+    /** What a refusal's {@code data} says: which limit, its size, and (when a retry can help) when to try again. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record OverLimit(String limit, long max, Long size, Long retryAfterSeconds) {}
 
-    record Settings(boolean enabled, int maxWaitingCalls, int maxOpenTasks, Duration retryAfter) {
+    /** The {@code parley.quotas} block. */
+    record Settings(
+            boolean enabled,
+            Map<Kind, Integer> perPrincipal,
+            Map<Kind, Integer> perNode,
+            long maxCallBytes,
+            long maxSessionBytes,
+            Duration sessionLease,
+            Duration retryAfter,
+            Duration diskRetryAfter) {
         static Settings from(Config config) {
-            boolean on = config.hasPath("parley.auth.enabled")
-                    && config.getBoolean("parley.auth.enabled")
-                    && config.hasPath("parley.auth.limits.enabled")
-                    && config.getBoolean("parley.auth.limits.enabled");
-            Config limits = on ? config.getConfig("parley.auth.limits") : null;
-            int waiting = on && limits.hasPath("max-waiting-calls") ? limits.getInt("max-waiting-calls") : 0;
-            int tasks = on && limits.hasPath("max-open-tasks") ? limits.getInt("max-open-tasks") : 0;
-            Duration retryAfter = on && limits.hasPath("cap-retry-after")
-                    ? limits.getDuration("cap-retry-after")
-                    : Duration.ofSeconds(5);
-            return new Settings(on && (waiting > 0 || tasks > 0), waiting, tasks, retryAfter);
+            Config quotas = config.getConfig("parley.quotas");
+            return new Settings(
+                    quotas.getBoolean("enabled"),
+                    perKind(quotas.getConfig("per-principal")),
+                    perKind(quotas.getConfig("per-node")),
+                    quotas.getBytes("max-call-bytes"),
+                    quotas.getBytes("max-session-bytes"),
+                    quotas.getDuration("session-lease"),
+                    quotas.getDuration("retry-after"),
+                    quotas.getDuration("disk.retry-after"));
+        }
+
+        private static Map<Kind, Integer> perKind(Config caps) {
+            Map<Kind, Integer> max = new EnumMap<>(Kind.class);
+            max.put(Kind.WAITING_CALL, caps.getInt("waiting-calls"));
+            max.put(Kind.OPEN_TASK, caps.getInt("open-tasks"));
+            max.put(Kind.SESSION, caps.getInt("sessions"));
+            return max;
         }
     }
 
@@ -62,13 +89,18 @@ public final class CallCaps {
     private final ClusterSharding sharding;
     private final ParleySettings settings;
     private final TaskRequests tasks;
+    private final DiskWatermark disk;
+    private final NodeLeases node;
     private final Clock clock = Clock.systemUTC();
 
-    private CallCaps(Settings caps, ClusterSharding sharding, ParleySettings settings, TaskRequests tasks) {
+    private CallCaps(
+            Settings caps, ClusterSharding sharding, ParleySettings settings, TaskRequests tasks, DiskWatermark disk) {
         this.caps = caps;
         this.sharding = sharding;
         this.settings = settings;
         this.tasks = tasks;
+        this.disk = disk;
+        this.node = new NodeLeases(caps.perNode(), clock);
     }
 
     static CallCaps start(
@@ -79,26 +111,74 @@ public final class CallCaps {
             sharding.init(Entity.of(
                             PrincipalCapsEntity.ENTITY_TYPE_KEY,
                             context -> PrincipalCapsEntity.create(
-                                    context.getShard(), caps.maxWaitingCalls(), caps.maxOpenTasks(), Clock.systemUTC()))
+                                    context.getShard(), caps.perPrincipal(), Clock.systemUTC()))
                     .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
         }
-        return new CallCaps(caps, sharding, settings, tasks);
+        return new CallCaps(caps, sharding, settings, tasks, DiskWatermark.get(system));
     }
 
     /**
-     * A lease for the new call or task {@code id}: empty when granted (or caps are off), else the
-     * error to answer. An unreachable caps entity admits (a limit must not take the server down).
+     * The refusal of a new durable call or task whose journaled {@code parts} (arguments and
+     * questions, or answers) take more than {@code max-call-bytes}; empty when it fits.
+     */
+    Optional<ErrorObject> oversizedCall(Object... parts) {
+        return oversized("call-bytes", caps.maxCallBytes(), "A durable call", parts);
+    }
+
+    /** The refusal of a session whose capabilities and clientInfo take more than {@code max-session-bytes}. */
+    Optional<ErrorObject> oversizedSession(Object... parts) {
+        return oversized("session-bytes", caps.maxSessionBytes(), "A session", parts);
+    }
+
+    private Optional<ErrorObject> oversized(String limit, long max, String what, Object... parts) {
+        if (!caps.enabled() || max <= 0) {
+            return Optional.empty();
+        }
+        long size = 0;
+        for (Object part : parts) {
+            size += Json.write(part).getBytes(StandardCharsets.UTF_8).length;
+        }
+        return size <= max
+                ? Optional.empty()
+                : Optional.of(new ErrorObject(
+                        TOO_LARGE,
+                        what + " may journal at most " + max + " bytes (parley.quotas.max-" + limit
+                                + "); this one takes " + size,
+                        Json.tree(new OverLimit(limit, max, size, null))));
+    }
+
+    /**
+     * A lease for the new call, task or session {@code id}: empty when granted (or quotas are off),
+     * else the error to answer. An unreachable caps entity admits (a limit must not take the server down).
      */
     CompletionStage<Optional<ErrorObject>> take(String principal, Kind kind, String id) {
-        if (!caps.enabled() || max(kind) <= 0) {
+        if (!caps.enabled()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
-        return ask(principal, kind, id)
+        if (disk.low()) {
+            long retryAfter = Math.max(1, caps.diskRetryAfter().toSeconds());
+            return CompletableFuture.completedFuture(Optional.of(new ErrorObject(
+                    NODE_FULL,
+                    "The server is low on disk space; retry later",
+                    Json.tree(new OverLimit("disk-min-free", disk.minFreeBytes(), null, retryAfter)))));
+        }
+        long until = until(kind);
+        int nodeMax = node.take(kind, id, until);
+        if (nodeMax > 0) {
+            return CompletableFuture.completedFuture(Optional.of(new ErrorObject(
+                    NODE_FULL,
+                    "The server holds too many " + what(kind) + " (at most " + nodeMax + "); retry later",
+                    Json.tree(new OverLimit("node-" + name(kind), nodeMax, null, retryAfterSeconds())))));
+        }
+        if (max(kind) <= 0) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return ask(principal, kind, id, until)
                 .thenCompose(verdict -> {
                     if (verdict instanceof PrincipalCapsEntity.Refused refused
                             && !refused.toVerify().isEmpty()) {
                         return releaseEnded(principal, refused.toVerify())
-                                .thenCompose(checked -> ask(principal, kind, id));
+                                .thenCompose(checked -> ask(principal, kind, id, until));
                     }
                     return CompletableFuture.completedFuture(verdict);
                 })
@@ -107,9 +187,11 @@ public final class CallCaps {
                         askFailures.log("caps of {} not reachable, admitting: {}", principal, failure.toString());
                         return Optional.empty();
                     }
-                    return verdict instanceof PrincipalCapsEntity.Refused refused
-                            ? Optional.of(overCap(kind, refused.max()))
-                            : Optional.empty();
+                    if (verdict instanceof PrincipalCapsEntity.Refused refused) {
+                        node.release(kind, id);
+                        return Optional.of(overCap(kind, refused.max()));
+                    }
+                    return Optional.empty();
                 });
     }
 
@@ -120,12 +202,15 @@ public final class CallCaps {
      */
     BiConsumer<McpReply.Final, Throwable> afterRound(String principal, String callId) {
         return (reply, failure) -> {
-            if (!caps.enabled() || max(Kind.WAITING_CALL) <= 0) {
+            if (!caps.enabled()) {
                 return;
             }
             if (reply instanceof McpReply.InputRequired) {
-                entity(principal)
-                        .tell(new PrincipalCapsEntity.Hold(Kind.WAITING_CALL, callId, until(Kind.WAITING_CALL)));
+                long until = until(Kind.WAITING_CALL);
+                node.hold(Kind.WAITING_CALL, callId, until);
+                if (max(Kind.WAITING_CALL) > 0) {
+                    entity(principal).tell(new PrincipalCapsEntity.Hold(Kind.WAITING_CALL, callId, until));
+                }
             } else if (failure != null
                     || !(reply instanceof McpReply.Error error)
                     || error.error().code() != ErrorCodes.INVALID_PARAMS) {
@@ -135,7 +220,11 @@ public final class CallCaps {
     }
 
     void release(String principal, Kind kind, String id) {
-        if (caps.enabled() && max(kind) > 0) {
+        if (!caps.enabled()) {
+            return;
+        }
+        node.release(kind, id);
+        if (max(kind) > 0) {
             entity(principal).tell(new PrincipalCapsEntity.Release(kind, id));
         }
     }
@@ -158,8 +247,7 @@ public final class CallCaps {
         return CompletableFuture.allOf(checks);
     }
 
-    private CompletionStage<PrincipalCapsEntity.Verdict> ask(String principal, Kind kind, String id) {
-        long until = until(kind);
+    private CompletionStage<PrincipalCapsEntity.Verdict> ask(String principal, Kind kind, String id, long until) {
         return EntityAsks.<PrincipalCapsEntity.Command, PrincipalCapsEntity.Verdict>ask(
                 entity(principal),
                 replyTo -> new PrincipalCapsEntity.Take(kind, id, until, replyTo),
@@ -168,25 +256,45 @@ public final class CallCaps {
     }
 
     private ErrorObject overCap(Kind kind, int max) {
-        String limit = kind == Kind.WAITING_CALL ? "waiting-calls" : "open-tasks";
-        String what = kind == Kind.WAITING_CALL ? "calls waiting for input" : "tasks in flight";
-        long retryAfter = Math.max(1, caps.retryAfter().toSeconds());
         return new ErrorObject(
                 OVER_CAP,
-                "Too many " + what + " (at most " + max + "); retry later",
-                Json.tree(new OverCap(limit, max, retryAfter)));
+                "Too many " + what(kind) + " (at most " + max + "); retry later",
+                Json.tree(new OverLimit(name(kind), max, null, retryAfterSeconds())));
     }
 
-    /** A waiting call can go on while its requestState is valid; a task until its ttl. */
+    private long retryAfterSeconds() {
+        return Math.max(1, caps.retryAfter().toSeconds());
+    }
+
+    /** The limit's name in a refusal's {@code data}, as its key under {@code parley.quotas.per-principal}. */
+    private static String name(Kind kind) {
+        return switch (kind) {
+            case WAITING_CALL -> "waiting-calls";
+            case OPEN_TASK -> "open-tasks";
+            case SESSION -> "sessions";
+        };
+    }
+
+    private static String what(Kind kind) {
+        return switch (kind) {
+            case WAITING_CALL -> "calls waiting for input";
+            case OPEN_TASK -> "tasks in flight";
+            case SESSION -> "sessions";
+        };
+    }
+
+    /** A waiting call can go on while its requestState is valid; a task until its ttl; a session for its lease. */
     private long until(Kind kind) {
-        Duration lease = kind == Kind.WAITING_CALL
-                ? settings.requestStateLifetime()
-                : settings.tasks().ttl();
+        Duration lease = switch (kind) {
+            case WAITING_CALL -> settings.requestStateLifetime();
+            case OPEN_TASK -> settings.tasks().ttl();
+            case SESSION -> caps.sessionLease();
+        };
         return clock.millis() + lease.toMillis();
     }
 
     private int max(Kind kind) {
-        return kind == Kind.WAITING_CALL ? caps.maxWaitingCalls() : caps.maxOpenTasks();
+        return caps.perPrincipal().get(kind);
     }
 
     private EntityRef<PrincipalCapsEntity.Command> entity(String principal) {

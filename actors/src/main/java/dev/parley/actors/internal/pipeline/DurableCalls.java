@@ -25,12 +25,15 @@ import dev.parley.runtime.internal.state.InvalidRequestStateException;
 import dev.parley.runtime.internal.state.RequestStateBinding;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.wire.Errors;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
+import io.opentelemetry.context.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -203,11 +206,17 @@ final class DurableCalls {
                 return done(McpReply.Error.inBand(request.id(), invalid.toError()));
             }
         }
+        // Quotas: an oversized call, or one over a cap or ceiling, is refused before it is journaled.
+        Optional<ErrorObject> oversized = caps.oversizedCall(call.arguments(), needs.questions());
+        if (oversized.isPresent()) {
+            return done(McpReply.Error.inBand(request.id(), oversized.get()));
+        }
         NewEntityIds newEntityIds = NewEntityIds.get(system);
         String callId = request.callId() != null ? request.callId() : newEntityIds.mint(ToolCallEntity.ENTITY_TYPE_KEY);
-        // issue 12: over the principal's cap of waiting calls, refused before the call is journaled
-        return caps.take(request.principal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
-                .thenCompose(overCap -> overCap.isPresent()
+        // The lease may be granted on another thread: the call is started in the request's trace context.
+        Context trace = Context.current();
+        return caps.take(request.quotaPrincipal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
+                .thenCompose(trace.wrapFunction((Optional<ErrorObject> overCap) -> overCap.isPresent()
                         ? done(McpReply.Error.inBand(request.id(), overCap.get()))
                         : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
                                         JournalAvailability.get(system),
@@ -230,7 +239,7 @@ final class DurableCalls {
                                         ? done(reply)
                                         : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
                                 .thenCompose(reply -> roundEnded(request, callId, call, binding(request, call), reply))
-                                .whenComplete(caps.afterRound(request.principal(), callId)));
+                                .whenComplete(caps.afterRound(request.quotaPrincipal(), callId))));
     }
 
     private CompletionStage<McpReply.Final> retry(
@@ -245,7 +254,7 @@ final class DurableCalls {
         }
         return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
                 .thenCompose(reply -> roundEnded(request, opened.callId(), call, binding, reply))
-                .whenComplete(caps.afterRound(request.principal(), opened.callId()));
+                .whenComplete(caps.afterRound(request.quotaPrincipal(), opened.callId()));
     }
 
     private CompletionStage<ToolCallEntity.Reply> submitAnswers(

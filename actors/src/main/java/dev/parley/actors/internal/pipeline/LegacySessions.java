@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.EntityIds;
+import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.runtime.Json;
@@ -14,9 +15,12 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.wire.Discovery;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.Legacy.InitializeResult;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -28,21 +32,30 @@ import org.apache.pekko.japi.function.Function;
  * binds it to the principal that opened it.
  */
 public final class LegacySessions {
+    /** What {@code initialize} ends with: a session, or a refusal by a quota (nothing journaled). */
+    public sealed interface Initialized {}
+
     /** An opened session: its id (for {@code MCP-Session-Id}) and the {@code initialize} result. */
-    public record Opened(String sessionId, InitializeResult result) {}
+    public record Opened(String sessionId, InitializeResult result) implements Initialized {}
+
+    /** Refused by {@code parley.quotas}: the error to answer. */
+    public record Refused(ErrorObject error) implements Initialized {}
 
     private final ClusterSharding sharding;
     private final ParleySettings settings;
     private final McpServerDefinition server;
     private final Discovery.ServerCapabilities serverCapabilities;
     private final JournalAvailability journal;
+    private final CallCaps caps;
 
     LegacySessions(
             ClusterSharding sharding,
             ParleySettings settings,
             McpServerDefinition server,
             Discovery.ServerCapabilities serverCapabilities,
-            JournalAvailability journal) {
+            JournalAvailability journal,
+            CallCaps caps) {
+        this.caps = caps;
         this.sharding = sharding;
         this.settings = settings;
         this.server = server;
@@ -50,27 +63,43 @@ public final class LegacySessions {
         this.journal = journal;
     }
 
-    /** {@code initialize}: negotiates the version (2025 rules: counter-offer, never an error) and opens a session. */
-    public CompletionStage<Opened> initialize(JsonRpc.Message message, String principal) {
+    /**
+     * {@code initialize}: negotiates the version (2025 rules: counter-offer, never an error) and
+     * opens a session, counted against {@code quotaPrincipal}'s cap of sessions.
+     */
+    public CompletionStage<Initialized> initialize(JsonRpc.Message message, String principal, String quotaPrincipal) {
         JsonNode requested = message.params().get("protocolVersion");
         JsonNode capabilities = message.params().get("capabilities");
         JsonNode clientInfo = message.params().get("clientInfo");
         if (requested == null || !requested.isTextual() || capabilities == null || !capabilities.isObject()) {
             throw McpException.invalidParams("initialize needs protocolVersion and capabilities");
         }
+        ObjectNode info = clientInfo instanceof ObjectNode object ? object : Json.object();
+        Optional<ErrorObject> oversized = caps.oversizedSession(capabilities, info);
+        if (oversized.isPresent()) {
+            return CompletableFuture.completedFuture(new Refused(oversized.get()));
+        }
         String version = Legacy.negotiate(requested.asText());
         String sessionId = EntityIds.next();
-        return ask(
-                        sessionId,
-                        replyTo -> new SessionEntity.Open(
-                                principal,
-                                version,
-                                (ObjectNode) capabilities,
-                                clientInfo instanceof ObjectNode info ? info : Json.object(),
-                                replyTo))
-                .thenApply(reply -> new Opened(
-                        sessionId,
-                        new InitializeResult(version, serverCapabilities, server.serverInfo(), server.instructions())));
+        return caps.take(quotaPrincipal, PrincipalCapsEntity.Kind.SESSION, sessionId)
+                .thenCompose(refused -> refused.isPresent()
+                        ? CompletableFuture.completedFuture(new Refused(refused.get()))
+                        : ask(
+                                        sessionId,
+                                        replyTo -> new SessionEntity.Open(
+                                                principal, version, (ObjectNode) capabilities, info, replyTo))
+                                .whenComplete((reply, failure) -> {
+                                    if (failure != null) {
+                                        caps.release(quotaPrincipal, PrincipalCapsEntity.Kind.SESSION, sessionId);
+                                    }
+                                })
+                                .thenApply(reply -> new Opened(
+                                        sessionId,
+                                        new InitializeResult(
+                                                version,
+                                                serverCapabilities,
+                                                server.serverInfo(),
+                                                server.instructions()))));
     }
 
     /** The session, or null when it does not exist for this principal (unknown, ended, someone else's). */
@@ -105,13 +134,16 @@ public final class LegacySessions {
                 .thenApply(LegacySessions::viewOrNull);
     }
 
-    /** Ends the session; true when there was one to end. */
-    public CompletionStage<Boolean> end(String sessionId, String principal) {
+    /** Ends the session, which frees its place in {@code quotaPrincipal}'s cap; true when there was one to end. */
+    public CompletionStage<Boolean> end(String sessionId, String principal, String quotaPrincipal) {
         return find(sessionId, principal)
                 .thenCompose(view -> view == null
-                        ? java.util.concurrent.CompletableFuture.completedFuture(false)
+                        ? CompletableFuture.completedFuture(false)
                         : ask(sessionId, replyTo -> new SessionEntity.End(principal, replyTo))
-                                .thenApply(reply -> true));
+                                .thenApply(reply -> {
+                                    caps.release(quotaPrincipal, PrincipalCapsEntity.Kind.SESSION, sessionId);
+                                    return true;
+                                }));
     }
 
     /**

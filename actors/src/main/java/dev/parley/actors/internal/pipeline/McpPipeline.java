@@ -75,7 +75,7 @@ public final class McpPipeline {
         this.materializer = Materializer.matFromSystem(system);
         this.catalog = new CatalogRequests(server, settings.listPageSize(), cachePolicy);
         this.completion = new CompletionRequests(server);
-        CallCaps caps = CallCaps.start(system, sharding, settings, tasks); // issue 12: per-principal caps
+        CallCaps caps = CallCaps.start(system, sharding, settings, tasks); // quotas on durable state
         this.calls = new DurableCalls(
                 system,
                 server,
@@ -89,7 +89,7 @@ public final class McpPipeline {
         this.tasks = tasks;
         this.listen = new ListenRequests(notifications);
         this.sessions = new LegacySessions(
-                sharding, settings, server, catalog.legacyCapabilities(), JournalAvailability.get(system));
+                sharding, settings, server, catalog.legacyCapabilities(), JournalAvailability.get(system), caps);
         this.serverRequests =
                 new ServerRequestBridge(system, stateCodec, sharding, settings, JournalAvailability.get(system));
         this.legacyCalls = new LegacyCalls(this, ParleyMetrics.get(system));

@@ -25,7 +25,59 @@ public record McpRequest(
         JsonNode progressToken,
         LogLevel logLevel,
         Principal caller,
-        String callId) {
+        String callId,
+        String quotaPrincipal) {
+
+    /**
+     * {@code quotaPrincipal}: who the request's durable state counts against in
+     * {@code parley.quotas} when that is not {@code principal} (the client's address when every
+     * caller is anonymous); null: the principal.
+     */
+    public McpRequest(
+            JsonNode id,
+            String method,
+            ObjectNode params,
+            String protocolVersion,
+            ClientCapabilities capabilities,
+            String principal,
+            JsonNode progressToken,
+            LogLevel logLevel,
+            Principal caller,
+            String callId) {
+        this(
+                id,
+                method,
+                params,
+                protocolVersion,
+                capabilities,
+                principal,
+                progressToken,
+                logLevel,
+                caller,
+                callId,
+                null);
+    }
+
+    @Override
+    public String quotaPrincipal() {
+        return quotaPrincipal != null ? quotaPrincipal : principal;
+    }
+
+    /** The same request, its durable state counted against {@code quotaPrincipal}. */
+    public McpRequest withQuotaPrincipal(String quotaPrincipal) {
+        return new McpRequest(
+                id,
+                method,
+                params,
+                protocolVersion,
+                capabilities,
+                principal,
+                progressToken,
+                logLevel,
+                caller,
+                callId,
+                quotaPrincipal);
+    }
 
     /**
      * {@code callId}: the id the call gets if its first round asks, chosen up front by a transport
@@ -47,7 +99,17 @@ public record McpRequest(
     /** The same request, its call to be named {@code callId}. */
     public McpRequest withCallId(String callId) {
         return new McpRequest(
-                id, method, params, protocolVersion, capabilities, principal, progressToken, logLevel, caller, callId);
+                id,
+                method,
+                params,
+                protocolVersion,
+                capabilities,
+                principal,
+                progressToken,
+                logLevel,
+                caller,
+                callId,
+                quotaPrincipal);
     }
 
     /** {@code principal} is the binding key ({@link Principal#id()}); {@code caller} the whole principal. */

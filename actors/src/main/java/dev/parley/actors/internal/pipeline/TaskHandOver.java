@@ -13,8 +13,10 @@ import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.wire.Errors;
+import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.Tasks.CreateTaskResult;
+import io.opentelemetry.context.Context;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -119,9 +121,15 @@ final class TaskHandOver {
             ObjectNode arguments,
             Map<String, RecordedAnswer> answers,
             Map<String, JsonNode> steps) {
-        // issue 12: over the principal's cap of tasks in flight, refused before the task is journaled
-        return caps.take(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId)
-                .thenCompose(overCap -> overCap.isPresent()
+        // Quotas: an oversized task, or one over a cap or ceiling, is refused before it is journaled.
+        java.util.Optional<ErrorObject> oversized = caps.oversizedCall(arguments, answers);
+        if (oversized.isPresent()) {
+            return CompletableFuture.completedFuture(McpReply.Error.inBand(request.id(), oversized.get()));
+        }
+        // The lease may be granted on another thread: the task is created in the request's trace context.
+        Context trace = Context.current();
+        return caps.take(request.quotaPrincipal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId)
+                .thenCompose(trace.wrapFunction((java.util.Optional<ErrorObject> overCap) -> overCap.isPresent()
                         ? CompletableFuture.<McpReply.Final>completedFuture(
                                 McpReply.Error.inBand(request.id(), overCap.get()))
                         : tasks.ask(
@@ -143,8 +151,9 @@ final class TaskHandOver {
                                         : McpReply.Error.inBand(request.id(), TaskRequests.UNKNOWN_TASK))
                                 .whenComplete((reply, failure) -> {
                                     if (!(reply instanceof McpReply.TaskCreated)) {
-                                        caps.release(request.principal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
+                                        caps.release(
+                                                request.quotaPrincipal(), PrincipalCapsEntity.Kind.OPEN_TASK, taskId);
                                     }
-                                }));
+                                })));
     }
 }

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Caps per principal on calls waiting for input and tasks in flight ({@code parley.auth.limits}):
+ * Caps per principal on calls waiting for input, tasks in flight and sessions
+ * ({@code parley.quotas.per-principal}) with authorization on: the principal is the token's subject.
  * the request over a cap gets 429 with Retry-After and JSON-RPC -31429, nothing of it is
  * journaled, other principals are not held back, and a call or task that ends frees its place.
  */
@@ -48,8 +49,8 @@ class McpEndpointCapsTest {
           issuers = [{ issuer = "%s", jwks-uri = "http://127.0.0.1:1/unused" }]
           required-scopes = ["mcp:tools"]
           shared-secret = "%s"
-          limits { enabled = true, requests-per-second = 0, tool-calls-per-second = 0, cap-retry-after = 3s, %s }
         }
+        parley.quotas { retry-after = 3s, per-principal { %s } }
         """.formatted(RESOURCE, ISSUER, ISSUER, SECRET, caps);
         return McpHttpServer.builder(new AuthTestTools().definition())
                 .dataDirectory(directory)
@@ -60,7 +61,7 @@ class McpEndpointCapsTest {
 
     @Test
     void aCallOverThePrincipalsCapOfWaitingCallsGets429AndJournalsNothing() throws Exception {
-        try (McpHttpServer server = start("max-waiting-calls = 2, max-open-tasks = 0")) {
+        try (McpHttpServer server = start("waiting-calls = 2, open-tasks = 0")) {
             McpTestClient client = new McpTestClient(server.port());
             Map<String, String> alice = bearer(token("alice"));
             ObjectNode first = client.toolCall("greet", Json.object().put("greeting", "Hi"));
@@ -107,7 +108,7 @@ class McpEndpointCapsTest {
 
     @Test
     void aTaskOverThePrincipalsCapOfTasksInFlightGets429UntilOneEnds() throws Exception {
-        try (McpHttpServer server = start("max-waiting-calls = 0, max-open-tasks = 1")) {
+        try (McpHttpServer server = start("waiting-calls = 0, open-tasks = 1")) {
             McpTestClient client = new McpTestClient(server.port());
             Map<String, String> alice = bearer(token("alice"));
             Reply created = client.send(client.toolCall("approve_job", Json.object(), McpTestClient.WITH_TASKS), alice);
@@ -143,6 +144,42 @@ class McpEndpointCapsTest {
             assertEquals(200, next.status(), next.body());
             assertTrue(next.taskId() != null && !next.taskId().equals(taskId), next.body());
         }
+    }
+
+    @Test
+    void aSessionOverThePrincipalsCapGets429AndJournalsNothing() throws Exception {
+        try (McpHttpServer server = start("sessions = 2")) {
+            McpTestClient client = new McpTestClient(server.port());
+            String alice = token("alice");
+            assertEquals(200, initialize(client, alice).status());
+            assertEquals(200, initialize(client, alice).status());
+            long journaled = journalRows();
+
+            Reply refused = initialize(client, alice);
+
+            assertEquals(429, refused.status(), refused.body());
+            assertEquals("3", refused.headers().firstValue("retry-after").orElseThrow());
+            assertEquals(-31429, refused.errorCode(), refused.body());
+            assertEquals("sessions", refused.error().path("data").path("limit").asText(), refused.body());
+            assertEquals(2, refused.error().path("data").path("max").asInt(), refused.body());
+            assertEquals(journaled, journalRows(), "the refused session left nothing in the journal");
+            // Bob comes from the same address, but with auth on the token's subject is the principal.
+            assertEquals(200, initialize(client, token("bob")).status());
+        }
+    }
+
+    private static Reply initialize(McpTestClient client, String token) {
+        ObjectNode params = Json.object().put("protocolVersion", "2025-11-25");
+        params.set("capabilities", Json.object());
+        ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", 1).put("method", "initialize");
+        message.set("params", params);
+        return client.post(
+                Json.write(message),
+                Map.of(
+                        "Content-Type", "application/json",
+                        "Accept", "application/json, text/event-stream",
+                        "Mcp-Method", "initialize",
+                        "Authorization", "Bearer " + token));
     }
 
     private static void awaitStatus(McpTestClient client, Map<String, String> principal, String taskId, String status)

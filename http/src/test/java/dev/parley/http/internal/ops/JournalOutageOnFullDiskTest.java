@@ -92,7 +92,9 @@ class JournalOutageOnFullDiskTest {
                     .dataDirectory(disk)
                     .port(0)
                     .config(ConfigFactory.parseString(
-                            "parley.management.port = 0\nparley.journal-outage.retry-after = 2s"))
+                            // The watermark off: this test is what happens when the disk does fill up.
+                            "parley.management.port = 0\nparley.journal-outage.retry-after = 2s\n"
+                                    + "parley.quotas.disk.min-free = 0"))
                     .start();
             int management = server.managementPort();
             McpTestClient client = new McpTestClient(server.port());
