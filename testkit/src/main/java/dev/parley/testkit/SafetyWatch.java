@@ -6,6 +6,7 @@ import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
+import dev.parley.runtime.Fallback;
 import dev.parley.runtime.InputAnswer;
 import dev.parley.runtime.InputQuestion;
 import dev.parley.runtime.KeyedAction;
@@ -127,6 +128,12 @@ final class SafetyWatch implements CallTarget {
         public ElicitAnswer elicit(String key, Elicitation question) {
             noted(key, question);
             return context.elicit(key, question);
+        }
+
+        @Override
+        public ElicitAnswer elicit(String key, Elicitation question, Fallback<ObjectNode> fallback) {
+            noted(key, question);
+            return context.elicit(key, question, fallback);
         }
 
         @Override
