@@ -122,7 +122,7 @@ public final class SpecSchema {
      * read; the MCP schema allows only a string or integer id, or none. Such a reply is checked as
      * the id-less response the schema describes.
      */
-    private static JsonNode withoutNullId(JsonNode response) {
+    static JsonNode withoutNullId(JsonNode response) {
         if (response instanceof com.fasterxml.jackson.databind.node.ObjectNode object
                 && object.has("id")
                 && object.get("id").isNull()
