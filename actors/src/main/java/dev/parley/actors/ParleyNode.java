@@ -39,6 +39,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -55,6 +56,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ParleyNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ParleyNode.class);
+
+    /** H2 keeps freed file space for its retention time (45 s) before compaction can give it back. */
+    private static final Duration H2_RETENTION_PASSED = Duration.ofSeconds(50);
 
     private final ActorSystem<Void> system;
     private final ExecutorService toolExecutor;
@@ -178,16 +182,17 @@ public final class ParleyNode implements AutoCloseable {
                         Clock.systemUTC()));
         JournalCompaction compaction =
                 new JournalCompaction(database, effective.getDuration("parley.retention.compact-time"));
-        AtomicInteger compactions = new AtomicInteger();
+        AtomicLong followUpCompactionAt = new AtomicLong(Long.MAX_VALUE);
         every(housekeeping, settings.retentionInterval(), () -> {
             int deleted = retention.stream().mapToInt(JournalRetention::purge).sum();
-            // The file shrinks with what the journal holds: now, and at the next run (H2 keeps freed
-            // space for its retention time, 45 s, before it can be given back).
+            // The file shrinks with what the journal holds: now, and once more when H2's retention
+            // time (45 s) has passed since the last deletion, for the space it kept until then.
+            long now = System.nanoTime();
             if (deleted > 0) {
-                compactions.set(2);
-            }
-            if (compactions.get() > 0) {
-                compactions.decrementAndGet();
+                compaction.run();
+                followUpCompactionAt.set(now + H2_RETENTION_PASSED.toNanos());
+            } else if (followUpCompactionAt.get() != Long.MAX_VALUE && now - followUpCompactionAt.get() >= 0) {
+                followUpCompactionAt.set(Long.MAX_VALUE);
                 compaction.run();
             }
         });

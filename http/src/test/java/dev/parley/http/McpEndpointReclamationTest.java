@@ -64,7 +64,7 @@ class McpEndpointReclamationTest {
                     FLOOD + KEPT, JournalRows.entityIds(directory, "ToolCall|").size());
             assertTrue(flooded > before + FLOOD * 16 * 1024L, "flooded: " + flooded + ", before: " + before);
 
-            long deadline = System.nanoTime() + 120_000_000_000L;
+            long deadline = System.nanoTime() + 180_000_000_000L;
             while (JournalRows.entityIds(directory, "ToolCall|").size() > KEPT && System.nanoTime() < deadline) {
                 Thread.sleep(250);
             }

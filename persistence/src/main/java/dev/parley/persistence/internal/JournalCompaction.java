@@ -14,8 +14,8 @@ import org.h2.mvstore.MVStore;
  * Gives the space of deleted journal rows back to the file system, so that disk use follows
  * what the journal holds. H2 otherwise shrinks its file only when the database closes: its
  * store is compacted online for at most {@code maxTime} (commits wait meanwhile, so it runs
- * only after retention deleted something, and once more at the next run for what H2 kept for
- * its retention time). SQLite returns the free pages of a file created
+ * only after retention deleted something, and once more when H2's retention time has passed, for
+ * the space it kept until then). SQLite returns the free pages of a file created
  * with {@code auto_vacuum = INCREMENTAL} (as JournalSchema makes it). PostgreSQL's autovacuum does its own.
  */
 public final class JournalCompaction {
