@@ -24,6 +24,7 @@ import dev.parley.persistence.internal.JournalQueries;
 import dev.parley.persistence.internal.JournalRetention;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.McpServerDefinition;
+import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.internal.engine.AskedQuestion;
 import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
@@ -100,6 +101,7 @@ public final class ParleyNode implements AutoCloseable {
             McpServerDefinition server,
             List<RequestStateKey> stateKeys) {
         JournalSchema.create(database);
+        server.tools().forEach(ToolDefinition::compileInputSchema); // a schema the validator refuses stops the start
         Config effective = effectiveConfig(overrides, database);
         ParleySettings settings = ParleySettings.from(effective);
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -63,7 +64,13 @@ public final class Launcher {
                     .withFallback(config);
         }
         long started = System.nanoTime();
-        McpHttpServer server = fixtures ? startFixtures(port, data, config) : startDemo(port, data, config);
+        Consumer<McpHttpServer.Builder> stdio = builder -> {
+            if (flags.stdio()) {
+                ParleyServer.stdio(builder, protocolOut);
+            }
+        };
+        McpHttpServer server =
+                fixtures ? startFixtures(port, data, config, stdio) : startDemo(port, data, config, stdio);
         System.out.printf(
                 "Parley %s ready in %d ms: http://127.0.0.1:%d/mcp, management http://127.0.0.1:%d/ready (data in %s)%n",
                 args[0],
@@ -71,7 +78,7 @@ public final class Launcher {
                 server.port(),
                 server.managementPort(),
                 data.toAbsolutePath());
-        ParleyServer.serve(server, flags, protocolOut);
+        ParleyServer.serve(server, flags);
     }
 
     private static final int DEMO_MANAGEMENT_PORT = 8558;
@@ -83,15 +90,21 @@ public final class Launcher {
 
     /** Starts the demo server with application settings {@code config} (e.g. a cluster node's). */
     public static McpHttpServer startDemo(int port, Path data, Config config) {
+        return startDemo(port, data, config, builder -> {});
+    }
+
+    /** Starts the demo server, with whatever {@code more} sets on its builder. */
+    private static McpHttpServer startDemo(int port, Path data, Config config, Consumer<McpHttpServer.Builder> more) {
         DemoLedger ledger = new DemoLedger(data);
         AtomicInteger boundPort = new AtomicInteger(port);
         DemoTools tools = new DemoTools(ledger, () -> "http://127.0.0.1:" + boundPort.get());
-        McpHttpServer server = McpHttpServer.builder(tools.definition())
+        McpHttpServer.Builder builder = McpHttpServer.builder(tools.definition())
                 .config(config)
                 .dataDirectory(data)
                 .port(port)
-                .route(node -> new PaymentPage(ledger).route())
-                .start();
+                .route(node -> new PaymentPage(ledger).route());
+        more.accept(builder);
+        McpHttpServer server = builder.start();
         boundPort.set(server.port());
         return server;
     }
@@ -109,13 +122,19 @@ public final class Launcher {
             "parley.quotas.per-principal { waiting-calls = 0, open-tasks = 0, sessions = 0 }";
 
     public static McpHttpServer startFixtures(int port, Path data, Config config) {
-        return McpHttpServer.builder(new FixtureServer().definition())
+        return startFixtures(port, data, config, builder -> {});
+    }
+
+    private static McpHttpServer startFixtures(
+            int port, Path data, Config config, Consumer<McpHttpServer.Builder> more) {
+        McpHttpServer.Builder builder = McpHttpServer.builder(new FixtureServer().definition())
                 .config(ConfigFactory.parseString(FixtureLegacy.POLL_AFTER)
                         .withFallback(config)
                         .withFallback(ConfigFactory.parseString(FIXTURE_QUOTAS)))
                 .dataDirectory(data)
-                .port(port)
-                .start();
+                .port(port);
+        more.accept(builder);
+        return builder.start();
     }
 
     private static void usage() {

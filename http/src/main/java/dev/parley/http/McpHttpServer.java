@@ -3,8 +3,10 @@ package dev.parley.http;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.actors.internal.ops.ParleyTracing;
+import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.http.auth.AuthSettings;
 import dev.parley.http.auth.RequestAuthorization;
 import dev.parley.http.internal.ConnectionGuard;
@@ -22,6 +24,8 @@ import dev.parley.runtime.internal.state.RequestStateKey;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,11 +56,22 @@ public final class McpHttpServer implements AutoCloseable {
     private final ParleyNode node;
     private final ServerBinding binding;
     private final int managementPort;
+    /** The pipes {@link Builder#stdio} opened, with who is on their other end; null without. */
+    private final StdioTransport.Pipes stdio;
 
-    private McpHttpServer(ParleyNode node, ServerBinding binding, int managementPort) {
+    private final String stdioPrincipal;
+
+    private McpHttpServer(
+            ParleyNode node,
+            ServerBinding binding,
+            int managementPort,
+            StdioTransport.Pipes stdio,
+            String stdioPrincipal) {
         this.node = node;
         this.binding = binding;
         this.managementPort = managementPort;
+        this.stdio = stdio;
+        this.stdioPrincipal = stdioPrincipal;
     }
 
     public static Builder builder(McpServerDefinition definition) {
@@ -82,8 +97,23 @@ public final class McpHttpServer implements AutoCloseable {
      *
      * @param principal who is on the other end of the pipes (every requestState and session binds to it)
      */
-    public void serveStdio(java.io.InputStream in, java.io.OutputStream out, String principal) throws IOException {
-        new StdioTransport(node.pipeline(), principal, Materializer.matFromSystem(node.system()), out).serve(in);
+    public void serveStdio(InputStream in, OutputStream out, String principal) {
+        serve(StdioTransport.Pipes.open(in, out, principal, null), principal);
+    }
+
+    /**
+     * Serves the pipes {@link Builder#stdio} opened until their input ends; the requests that
+     * arrived while the node started come first. Blocks.
+     */
+    public void serveStdio() {
+        if (stdio == null) {
+            throw new IllegalStateException("no stdio pipes: the builder was not given any");
+        }
+        serve(stdio, stdioPrincipal);
+    }
+
+    private void serve(StdioTransport.Pipes pipes, String principal) {
+        new StdioTransport(node.pipeline(), principal, Materializer.matFromSystem(node.system()), pipes).serve();
     }
 
     /**
@@ -104,6 +134,9 @@ public final class McpHttpServer implements AutoCloseable {
         private PrincipalResolver principals = PrincipalResolver.ANONYMOUS;
         private final List<Function<ParleyNode, Route>> extraRoutes = new ArrayList<>();
         private OpenTelemetry openTelemetry;
+        private InputStream stdioIn;
+        private OutputStream stdioOut;
+        private String stdioPrincipal;
 
         private Builder(McpServerDefinition definition) {
             this.definition = definition;
@@ -150,6 +183,19 @@ public final class McpHttpServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Serves MCP on {@code in} and {@code out} too, for {@code principal}, once
+         * {@link McpHttpServer#serveStdio()} is called. {@link #start} reads {@code in} from its
+         * first moment: a {@code server/discover} written then is answered from the definition
+         * while the node starts, and every other message waits for the node, in order.
+         */
+        public Builder stdio(InputStream in, OutputStream out, String principal) {
+            this.stdioIn = in;
+            this.stdioOut = out;
+            this.stdioPrincipal = principal;
+            return this;
+        }
+
         /** Serves more routes beside the MCP endpoint on the same binding. */
         public Builder route(Function<ParleyNode, Route> route) {
             extraRoutes.add(route);
@@ -163,6 +209,13 @@ public final class McpHttpServer implements AutoCloseable {
                     ? database
                     : JournalDatabase.fromConfig(ConfigFactory.load(overrides), dataDirectory);
             Config effective = ParleyNode.effectiveConfig(overrides, journal);
+            StdioTransport.Pipes stdio = stdioIn == null
+                    ? null
+                    : StdioTransport.Pipes.open(
+                            stdioIn,
+                            stdioOut,
+                            stdioPrincipal,
+                            McpPipeline.discovery(definition, ParleySettings.from(effective)));
             HttpSettings settings = HttpSettings.from(effective);
             AuthSettings auth = AuthSettings.from(effective);
             ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
@@ -216,7 +269,7 @@ public final class McpHttpServer implements AutoCloseable {
                         settings.host(),
                         binding.localAddress().getPort(),
                         settings.path());
-                return new McpHttpServer(node, binding, managementPort);
+                return new McpHttpServer(node, binding, managementPort, stdio, stdioPrincipal);
             } catch (Exception e) {
                 node.close();
                 throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);

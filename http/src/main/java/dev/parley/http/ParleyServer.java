@@ -41,8 +41,10 @@ public final class ParleyServer {
             System.exit(2);
             return;
         }
-        PrintStream protocolOut = flags.stdio() ? stdoutForProtocol() : System.out;
-        serve(builder.start(), flags, protocolOut);
+        if (flags.stdio()) {
+            stdio(builder, stdoutForProtocol());
+        }
+        serve(builder.start(), flags);
     }
 
     /** Starts {@code definition} as {@link #run} does and returns the running server; {@code --stdio} is not served. */
@@ -63,14 +65,26 @@ public final class ParleyServer {
     }
 
     /**
-     * Blocks while {@code server} serves. With {@code --stdio}: serves MCP on stdin and
-     * {@code protocolOut} until stdin ends (the host closed it), then stops the node and returns.
-     * Otherwise: waits until the node has stopped, then exits the JVM (SIGTERM runs Pekko's
-     * coordinated shutdown, which drains the node; there is no hook of our own).
+     * Serves MCP on the process's stdin and {@code protocolOut} too (see {@link
+     * McpHttpServer.Builder#stdio}), for the user the process runs as: every requestState and
+     * session of the stdio client binds to {@code stdio:<user>}. Stdin is read from the
+     * builder's start on, so a {@code server/discover} written at process start is answered while
+     * the node starts.
      */
-    public static void serve(McpHttpServer server, Flags flags, PrintStream protocolOut) throws IOException {
+    public static McpHttpServer.Builder stdio(McpHttpServer.Builder builder, PrintStream protocolOut) {
+        return builder.stdio(System.in, protocolOut, "stdio:" + System.getProperty("user.name"));
+    }
+
+    /**
+     * Blocks while {@code server} serves. With {@code --stdio} (the builder went through {@link
+     * #stdio}): serves MCP on stdin and stdout until stdin ends (the host closed it), then stops
+     * the node and returns. Otherwise: waits until the node has stopped, then exits the JVM
+     * (SIGTERM runs Pekko's coordinated shutdown, which drains the node; there is no hook of our
+     * own).
+     */
+    public static void serve(McpHttpServer server, Flags flags) {
         if (flags.stdio()) {
-            server.serveStdio(System.in, protocolOut, "stdio:" + System.getProperty("user.name"));
+            server.serveStdio();
             server.close();
             return;
         }

@@ -31,7 +31,9 @@ public final class ToolDefinition<A> implements CallTarget {
     private final Class<A> argumentsType;
     private final ToolHandler<A> blockingHandler;
     private final AsyncToolHandler<A> asyncHandler;
-    private final Schema compiledInputSchema;
+    /** Compiled on first use: the validator's first compile costs about half a second of start-up. */
+    private volatile Schema compiledInputSchema;
+
     private final TaskSupport taskSupport;
     private final java.time.Duration taskBudget;
     private final boolean asksInTask;
@@ -51,7 +53,6 @@ public final class ToolDefinition<A> implements CallTarget {
         this.argumentsType = builder.argumentsType;
         this.blockingHandler = blocking;
         this.asyncHandler = async;
-        this.compiledInputSchema = JsonSchemas.compile(inputSchema);
         this.taskSupport = builder.taskSupport;
         this.taskBudget = builder.taskBudget;
         this.asksInTask = builder.asksInTask;
@@ -71,6 +72,23 @@ public final class ToolDefinition<A> implements CallTarget {
         return new Builder<>(name, ObjectNode.class, schema.deepCopy());
     }
 
+    /**
+     * Compiles the input schema for validation now, if it is not yet: a node does so for every
+     * tool as it starts, so a schema the validator refuses stops the start.
+     */
+    public void compileInputSchema() {
+        inputValidator();
+    }
+
+    private Schema inputValidator() {
+        Schema compiled = compiledInputSchema;
+        if (compiled == null) {
+            compiled = JsonSchemas.compile(inputSchema);
+            compiledInputSchema = compiled; // compiling twice in a race is harmless
+        }
+        return compiled;
+    }
+
     @Override
     public String method() {
         return Methods.TOOLS_CALL;
@@ -87,7 +105,7 @@ public final class ToolDefinition<A> implements CallTarget {
      */
     @Override
     public CompletionStage<ObjectNode> invoke(ObjectNode arguments, CallContext context, Executor blockingExecutor) {
-        List<String> problems = JsonSchemas.problems(compiledInputSchema, arguments);
+        List<String> problems = JsonSchemas.problems(inputValidator(), arguments);
         if (!problems.isEmpty()) {
             return invalidArguments(String.join("; ", problems));
         }

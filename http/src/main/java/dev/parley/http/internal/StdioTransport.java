@@ -14,6 +14,7 @@ import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames;
+import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,13 +25,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.UniqueKillSwitch;
@@ -54,6 +58,7 @@ public final class StdioTransport {
     private final McpPipeline pipeline;
     private final String principal;
     private final Materializer materializer;
+    private final Pipes pipes;
     private final PrintStream out;
     /** Requests in flight, by id: what cancels them. */
     private final Map<String, List<Cancellation>> inFlight = new ConcurrentHashMap<>();
@@ -66,30 +71,125 @@ public final class StdioTransport {
 
     private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
-    public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, OutputStream out) {
+    /** Serves the requests that arrive on {@code pipes} through {@code pipeline}; {@link #serve} starts it. */
+    public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, Pipes pipes) {
         this.pipeline = pipeline;
         this.principal = principal;
         this.materializer = materializer;
-        this.out = new PrintStream(out, false, StandardCharsets.UTF_8);
+        this.pipes = pipes;
+        this.out = pipes.out;
         this.observer = RequestObserver.stdio(materializer, pipeline.server());
     }
 
-    /** Serves {@code in} until it ends. */
-    public void serve(InputStream in) throws IOException {
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            // Lines a client wrote before the node was up wait in the pipe and are read in order now.
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                if (!line.isBlank()) {
-                    try {
-                        handle(line.getBytes(StandardCharsets.UTF_8));
-                        awaitSession();
-                    } catch (RuntimeException e) {
-                        log.error("stdio message failed", e);
-                    }
+    /** Serves the lines of the pipes, those that arrived before the node was up first, until stdin ends. */
+    public void serve() {
+        pipes.attach();
+        try {
+            for (String line = pipes.next(); line != null; line = pipes.next()) {
+                try {
+                    handle(line.getBytes(StandardCharsets.UTF_8));
+                    awaitSession();
+                } catch (RuntimeException e) {
+                    log.error("stdio message failed", e);
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         inFlight.values().forEach(cancellations -> cancellations.forEach(Cancellation::cancel));
+    }
+
+    /**
+     * The process's two pipes, read from the moment {@link #open} is called. Until a transport
+     * serves them, a 2026-07-28 {@code server/discover} with no line queued before it is answered
+     * at once from the definition (a host that gives a starting server a few seconds to answer
+     * gets its answer in the time the JVM takes to start); every other line waits, in order, for
+     * the node.
+     */
+    public static final class Pipes {
+        private static final String END = new String("end of input"); // compared by identity
+        private static final int WAITING_LINES = 1024; // then the reader waits: the host's pipe fills
+
+        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>(WAITING_LINES);
+        private final PrintStream out;
+        private final String principal;
+        /** Answers {@code server/discover} until a transport serves the pipes; then null. */
+        private Function<McpRequest, McpReply.Final> discovery;
+
+        private Pipes(OutputStream out, String principal, Function<McpRequest, McpReply.Final> discovery) {
+            this.out = new PrintStream(out, false, StandardCharsets.UTF_8);
+            this.principal = principal;
+            this.discovery = discovery;
+        }
+
+        /**
+         * Starts reading {@code in} on a thread of its own; {@code discovery} (or null) answers
+         * {@code server/discover} for {@code principal} until a transport serves the pipes.
+         */
+        public static Pipes open(
+                InputStream in, OutputStream out, String principal, Function<McpRequest, McpReply.Final> discovery) {
+            Pipes pipes = new Pipes(out, principal, discovery);
+            Thread reader = new Thread(() -> pipes.read(in), "parley-stdio-in");
+            reader.setDaemon(true);
+            reader.start();
+            return pipes;
+        }
+
+        private void read(InputStream in) {
+            try {
+                try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                    for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                        if (!line.isBlank() && !answeredEarly(line)) {
+                            lines.put(line);
+                        }
+                    }
+                } catch (IOException e) {
+                    log.warn("stdin failed: {}", e.toString());
+                }
+                lines.put(END);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** Answers {@code line} if it is a discovery that can be answered before the node is up. */
+        private synchronized boolean answeredEarly(String line) {
+            if (discovery == null || !lines.isEmpty()) {
+                return false; // served by the node, or queued behind a line that is
+            }
+            McpRequest request = discoverRequest(line);
+            if (request == null) {
+                return false;
+            }
+            write(out, discovery.apply(request).response());
+            return true;
+        }
+
+        private McpRequest discoverRequest(String line) {
+            try {
+                JsonRpc.Message message = JsonRpc.parse(line.getBytes(StandardCharsets.UTF_8));
+                boolean modern = message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION);
+                return !message.isNotification() && modern && message.method().equals(Methods.SERVER_DISCOVER)
+                        ? McpRequest.from(message, principal)
+                        : null;
+            } catch (McpException notServedEarly) {
+                return null; // the node answers it, with the error
+            }
+        }
+
+        private synchronized void attach() {
+            discovery = null;
+        }
+
+        /** The next line, or null at the end of input. */
+        private String next() throws InterruptedException {
+            String line = lines.take();
+            if (line == END) {
+                lines.offer(END); // stays the end for a later reader
+                return null;
+            }
+            return line;
+        }
     }
 
     /**
@@ -287,8 +387,12 @@ public final class StdioTransport {
         return id == null ? "" : id.toString();
     }
 
-    /** One message, one line; writes from several threads never interleave. */
     private void write(Object message) {
+        write(out, message);
+    }
+
+    /** One message, one line; writes from several threads never interleave. */
+    private static void write(PrintStream out, Object message) {
         String line = Json.write(message);
         synchronized (out) {
             out.print(line);

@@ -19,6 +19,7 @@ import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -70,7 +71,7 @@ public final class McpPipeline {
             ParleySettings settings,
             ServerNotifications notifications,
             TaskRequests tasks) {
-        CachePolicy cachePolicy = new CachePolicy(settings.listTtlMs(), settings.listCacheScope());
+        CachePolicy cachePolicy = CachePolicy.of(settings);
         this.server = server;
         this.materializer = Materializer.matFromSystem(system);
         this.catalog = new CatalogRequests(server, settings.listPageSize(), cachePolicy);
@@ -96,6 +97,14 @@ public final class McpPipeline {
         this.streamCursors = new StreamCursors(stateCodec);
         this.legacyCancellations = new LegacyCancellations(system);
         this.journal = JournalAvailability.get(system);
+    }
+
+    /**
+     * Answers {@code server/discover} as a node's pipeline does, from the definition and settings
+     * alone: what stdio answers while its node is still starting.
+     */
+    public static Function<McpRequest, McpReply.Final> discovery(McpServerDefinition server, ParleySettings settings) {
+        return new CatalogRequests(server, settings.listPageSize(), CachePolicy.of(settings))::discover;
     }
 
     /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */

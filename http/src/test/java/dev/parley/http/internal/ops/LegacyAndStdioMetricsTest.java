@@ -226,15 +226,7 @@ class LegacyAndStdioMetricsTest {
         // thread that last wrote to it has ended, which lost the lines after the answer.
         BlockingQueue<String> out = new LinkedBlockingQueue<>();
         OutputStream serverOut = new LineQueue(out);
-        Thread serving = new Thread(
-                () -> {
-                    try {
-                        server.serveStdio(serverIn, serverOut, "stdio-user");
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                },
-                "stdio-test");
+        Thread serving = new Thread(() -> server.serveStdio(serverIn, serverOut, "stdio-user"), "stdio-test");
         serving.setDaemon(true);
         serving.start();
 
