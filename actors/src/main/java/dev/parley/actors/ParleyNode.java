@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -202,10 +203,10 @@ public final class ParleyNode implements AutoCloseable {
         JournalGauges gauges = new JournalGauges(
                 new JournalQueries(database), ParleyMetrics.get(system).registry());
         housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
-        every(housekeeping, effective.getDuration("parley.metrics.journal-scan-interval"), gauges);
+        scanEvery(housekeeping, effective.getDuration("parley.metrics.journal-scan-interval"), gauges);
         TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
         housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
-        every(housekeeping, settings.taskResumeInterval(), resumer);
+        scanEvery(housekeeping, settings.taskResumeInterval(), resumer);
         return new ParleyNode(
                 system,
                 toolExecutor,
@@ -243,6 +244,43 @@ public final class ParleyNode implements AutoCloseable {
                 interval.toMillis(),
                 interval.toMillis(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** A scan may take at most this share of the housekeeping thread, however large the journal grows. */
+    private static final int SCAN_SHARE = 20;
+
+    /**
+     * Runs {@code scan} (a query over the whole journal) every {@code interval}, or, once one run
+     * takes longer than {@code interval / 20}, 19 times that run's duration after it: a grown
+     * journal makes the gauges older, never the scan a load on the node. (A profile of a node
+     * under MRTR load found the gauges' scan in 15 % of its CPU samples after five minutes.)
+     */
+    private static void scanEvery(ScheduledExecutorService executor, Duration interval, Runnable scan) {
+        executor.schedule(
+                new Runnable() {
+                    @Override
+                    public void run() {
+                        long started = System.nanoTime();
+                        try {
+                            scan.run();
+                        } catch (RuntimeException e) {
+                            housekeepingFailures.log("housekeeping run failed; will retry: {}", e.toString());
+                        }
+                        long took = System.nanoTime() - started;
+                        try {
+                            executor.schedule(this, nextScanDelayNanos(interval, took), TimeUnit.NANOSECONDS);
+                        } catch (RejectedExecutionException stopped) {
+                            // the node is stopping
+                        }
+                    }
+                },
+                interval.toNanos(),
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** How long after a scan that took {@code tookNanos} the next one starts. */
+    static long nextScanDelayNanos(Duration interval, long tookNanos) {
+        return Math.max(interval.toNanos(), (SCAN_SHARE - 1) * tookNanos);
     }
 
     private static ThreadFactory threads(String prefix) {
