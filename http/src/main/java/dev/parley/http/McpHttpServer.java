@@ -56,22 +56,14 @@ public final class McpHttpServer implements AutoCloseable {
     private final ParleyNode node;
     private final ServerBinding binding;
     private final int managementPort;
-    /** The pipes {@link Builder#stdio} opened, with who is on their other end; null without. */
+    /** The pipes {@link Builder#stdio} opened; null without. */
     private final StdioTransport.Pipes stdio;
 
-    private final String stdioPrincipal;
-
-    private McpHttpServer(
-            ParleyNode node,
-            ServerBinding binding,
-            int managementPort,
-            StdioTransport.Pipes stdio,
-            String stdioPrincipal) {
+    private McpHttpServer(ParleyNode node, ServerBinding binding, int managementPort, StdioTransport.Pipes stdio) {
         this.node = node;
         this.binding = binding;
         this.managementPort = managementPort;
         this.stdio = stdio;
-        this.stdioPrincipal = stdioPrincipal;
     }
 
     public static Builder builder(McpServerDefinition definition) {
@@ -98,7 +90,7 @@ public final class McpHttpServer implements AutoCloseable {
      * @param principal who is on the other end of the pipes (every requestState and session binds to it)
      */
     public void serveStdio(InputStream in, OutputStream out, String principal) {
-        serve(StdioTransport.Pipes.open(in, out, principal, null), principal);
+        serve(StdioTransport.Pipes.open(in, out, principal, null));
     }
 
     /**
@@ -109,11 +101,11 @@ public final class McpHttpServer implements AutoCloseable {
         if (stdio == null) {
             throw new IllegalStateException("no stdio pipes: the builder was not given any");
         }
-        serve(stdio, stdioPrincipal);
+        serve(stdio);
     }
 
-    private void serve(StdioTransport.Pipes pipes, String principal) {
-        new StdioTransport(node.pipeline(), principal, Materializer.matFromSystem(node.system()), pipes).serve();
+    private void serve(StdioTransport.Pipes pipes) {
+        new StdioTransport(node.pipeline(), Materializer.matFromSystem(node.system()), pipes).serve();
     }
 
     /**
@@ -269,7 +261,7 @@ public final class McpHttpServer implements AutoCloseable {
                         settings.host(),
                         binding.localAddress().getPort(),
                         settings.path());
-                return new McpHttpServer(node, binding, managementPort, stdio, stdioPrincipal);
+                return new McpHttpServer(node, binding, managementPort, stdio);
             } catch (Exception e) {
                 node.close();
                 throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);

@@ -72,9 +72,9 @@ public final class StdioTransport {
     private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
 
     /** Serves the requests that arrive on {@code pipes} through {@code pipeline}; {@link #serve} starts it. */
-    public StdioTransport(McpPipeline pipeline, String principal, Materializer materializer, Pipes pipes) {
+    public StdioTransport(McpPipeline pipeline, Materializer materializer, Pipes pipes) {
         this.pipeline = pipeline;
-        this.principal = principal;
+        this.principal = pipes.principal;
         this.materializer = materializer;
         this.pipes = pipes;
         this.out = pipes.out;
@@ -112,6 +112,7 @@ public final class StdioTransport {
 
         private final BlockingQueue<String> lines = new LinkedBlockingQueue<>(WAITING_LINES);
         private final PrintStream out;
+        /** Who is on the other end: every requestState and session of the pipes binds to it. */
         private final String principal;
         /** Answers {@code server/discover} until a transport serves the pipes; then null. */
         private Function<McpRequest, McpReply.Final> discovery;
