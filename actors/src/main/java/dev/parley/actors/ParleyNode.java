@@ -41,7 +41,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -58,9 +57,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ParleyNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ParleyNode.class);
-
-    /** H2 keeps freed file space for its retention time (45 s) before compaction can give it back. */
-    private static final Duration H2_RETENTION_PASSED = Duration.ofSeconds(50);
 
     private final ActorSystem<Void> system;
     private final ExecutorService toolExecutor;
@@ -115,7 +111,7 @@ public final class ParleyNode implements AutoCloseable {
         }
         // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
         ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
-        ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // issue 13: executor_* metrics
+        ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // executor_* metrics
         ParleyMetrics metrics = ParleyMetrics.get(system);
         ReplayEngine engine = new ReplayEngine(
                 toolExecutor,
@@ -185,20 +181,11 @@ public final class ParleyNode implements AutoCloseable {
                         Clock.systemUTC()));
         JournalCompaction compaction =
                 new JournalCompaction(database, effective.getDuration("parley.retention.compact-time"));
-        AtomicLong followUpCompactionAt = new AtomicLong(Long.MAX_VALUE);
-        every(housekeeping, settings.retentionInterval(), () -> {
-            int deleted = retention.stream().mapToInt(JournalRetention::purge).sum();
-            // The file shrinks with what the journal holds: now, and once more when H2's retention
-            // time (45 s) has passed since the last deletion, for the space it kept until then.
-            long now = System.nanoTime();
-            if (deleted > 0) {
-                compaction.run();
-                followUpCompactionAt.set(now + H2_RETENTION_PASSED.toNanos());
-            } else if (followUpCompactionAt.get() != Long.MAX_VALUE && now - followUpCompactionAt.get() >= 0) {
-                followUpCompactionAt.set(Long.MAX_VALUE);
-                compaction.run();
-            }
-        });
+        every(
+                housekeeping,
+                settings.retentionInterval(),
+                () -> compaction.afterRetention(
+                        retention.stream().mapToInt(JournalRetention::purge).sum()));
         watchDisk(system, effective.getConfig("parley.quotas"), database);
         JournalGauges gauges = new JournalGauges(
                 new JournalQueries(database), ParleyMetrics.get(system).registry());
@@ -228,7 +215,7 @@ public final class ParleyNode implements AutoCloseable {
         }
     }
 
-    /** Issue 17: while the journal is away every run fails; a few lines a minute say so. */
+    /** While the journal is away every run fails; a few lines a minute say so. */
     private static final dev.parley.runtime.internal.logging.RateLimitedLog housekeepingFailures =
             dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
 

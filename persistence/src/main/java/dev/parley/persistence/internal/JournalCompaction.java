@@ -13,23 +13,37 @@ import org.h2.mvstore.MVStore;
 /**
  * Gives the space of deleted journal rows back to the file system, so that disk use follows
  * what the journal holds. H2 otherwise shrinks its file only when the database closes: its
- * store is compacted online for at most {@code maxTime} (commits wait meanwhile, so it runs
- * only after retention deleted something, and once more when H2's retention time has passed, for
- * the space it kept until then). SQLite returns the free pages of a file created
- * with {@code auto_vacuum = INCREMENTAL} (as JournalSchema makes it). PostgreSQL's autovacuum does its own.
+ * store is compacted online for at most {@code maxTime} (commits wait meanwhile). H2 counts a
+ * deleted row's pages as free only once no open read still sees the version that deleted them,
+ * so one compaction right after a deletion may give little back: {@link #afterRetention} compacts
+ * after a run that deleted rows and at every later run until the file is mostly live data again.
+ * SQLite returns the free pages of a file created with {@code auto_vacuum = INCREMENTAL} (as
+ * JournalSchema makes it). PostgreSQL's autovacuum does its own.
  */
 public final class JournalCompaction {
+    private static final int MOSTLY_LIVE_PERCENT = 80;
+
     private final JournalDatabase database;
     private final Duration maxTime;
+    /** Set by a deletion; cleared by a compaction that left the H2 file mostly live data. */
+    private boolean pending;
 
     public JournalCompaction(JournalDatabase database, Duration maxTime) {
         this.database = database;
         this.maxTime = maxTime;
     }
 
-    public void run() {
+    /** Called by one housekeeping thread after each retention run, with the rows it deleted. */
+    public void afterRetention(int deleted) {
+        if (deleted > 0 || pending) {
+            pending = !run();
+        }
+    }
+
+    /** Compacts now; true when the file holds little free space afterwards. */
+    public boolean run() {
         if (database instanceof JournalDatabase.Postgres) {
-            return;
+            return true;
         }
         try (Connection connection =
                 DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())) {
@@ -38,6 +52,9 @@ public final class JournalCompaction {
                 SessionLocal session =
                         (SessionLocal) connection.unwrap(JdbcConnection.class).getSession();
                 MVStore store = session.getDatabase().getStore().getMvStore();
+                // The newest chunk is never rewritten: a new version (an unchanged setting) ends it.
+                store.setStoreVersion(store.getStoreVersion());
+                store.commit();
                 // Compaction drops the retention time to 0 (as at close); the running store gets its own back.
                 int retention = store.getRetentionTime();
                 try {
@@ -45,11 +62,13 @@ public final class JournalCompaction {
                 } finally {
                     store.setRetentionTime(retention);
                 }
+                return store.getFileStore().getChunksFillRate() >= MOSTLY_LIVE_PERCENT;
             } else {
                 // Each step of the statement frees a page: executeUpdate runs it to its end (execute steps once).
                 try (Statement statement = connection.createStatement()) {
                     statement.executeUpdate("PRAGMA incremental_vacuum");
                 }
+                return true;
             }
         } catch (SQLException e) {
             throw new IllegalStateException("journal compaction failed: " + e.getMessage(), e);
