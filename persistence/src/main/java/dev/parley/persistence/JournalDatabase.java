@@ -89,7 +89,7 @@ public sealed interface JournalDatabase {
          * writes queued meanwhile (JournalWriteBenchmark: 12.2k events/s with 8, 16.7k with 1).
          */
         /*
-         * connectionTestQuery (issue 17): H2 closes the database when a write fails (a full disk),
+         * connectionTestQuery: H2 closes the database when a write fails (a full disk),
          * but its connections still say they are valid; a query is what shows the pool that they
          * are not, so it replaces them with connections that open the database again.
          */

@@ -28,7 +28,7 @@ public final class EntityAsks {
      * As above, for a message whose answer needs the journal (the entity writes, or recovers to
      * answer): refused at once while {@code journal} is unavailable, and ended when it becomes
      * unavailable during the ask or an attempt goes unanswered while it is, with
-     * {@link JournalAvailability.Unavailable} (issue 17).
+     * {@link JournalAvailability.Unavailable}.
      */
     public static <M, R> CompletionStage<R> ask(
             JournalAvailability journal,

@@ -170,7 +170,7 @@ final class HandlerRunner<C> {
             return Started.TARGET_GONE;
         }
         CompletableFuture<RunOutcome> outcome;
-        // The run's span and the call's MDC fields go with the handler onto the tool executor (issue 13).
+        // The run's span and the call's MDC fields go with the handler onto the tool executor.
         Span span = run.owner().startSpan(tracing, run.method(), run.name());
         try (Scope traced = span.makeCurrent();
                 CallMdc.Scope mdc = run.owner().openMdc(run.method(), run.name(), run.principal())) {
@@ -207,7 +207,7 @@ final class HandlerRunner<C> {
 
     /**
      * Adds the signals every entity with handler runs answers alike to {@code builder}: a failed
-     * write or recovery makes the node check whether the journal went away (issue 17; the entity
+     * write or recovery makes the node check whether the journal went away (the entity
      * restarts with backoff), and a stopping entity (passivation, rebalance, shutdown) stops its run,
      * so that a run resumed from the journal elsewhere is the only one.
      */

@@ -103,7 +103,7 @@ public final class SessionEntity
     private final JournalAvailability journal;
 
     private SessionEntity(PersistenceId persistenceId, JournalAvailability journal) {
-        super(persistenceId, journal.restartStrategy()); // issue 17: restart with backoff after a journal failure
+        super(persistenceId, journal.restartStrategy()); // restart with backoff after a journal failure
         this.journal = journal;
     }
 
@@ -112,7 +112,7 @@ public final class SessionEntity
                 PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId), JournalAvailability.get(context.getSystem())));
     }
 
-    /** Issue 17: a failed write or recovery makes the node check whether the journal went away. */
+    /** A failed write or recovery makes the node check whether the journal went away. */
     @Override
     public org.apache.pekko.persistence.typed.javadsl.SignalHandler<State> signalHandler() {
         return newSignalHandlerBuilder()

@@ -341,7 +341,7 @@ public final class TaskEntity
             Consumer<TaskView> onChange) {
         super(
                 PersistenceId.of(ENTITY_TYPE_KEY.name(), taskId),
-                JournalAvailability.get(context.getSystem()).restartStrategy()); // issue 17
+                JournalAvailability.get(context.getSystem()).restartStrategy());
         this.taskId = taskId;
         this.context = context;
         this.timers = timers;
@@ -618,7 +618,7 @@ public final class TaskEntity
                     .thenNoReply();
         }
         if (outcome instanceof RunOutcome.Failed failed && failed.error().code() == ErrorCodes.JOURNAL_UNAVAILABLE) {
-            // issue 17: a step the journal did not take ends this run, not the task: it stays working,
+            // a step the journal did not take ends this run, not the task: it stays working,
             // and the next Wake (TaskResumer) runs it again from what the journal holds.
             return Effect().noReply();
         }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TaskResumer implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(TaskResumer.class);
-    /** Issue 17: while the journal is away every scan fails; a few lines a minute say so. */
+    /** While the journal is away every scan fails; a few lines a minute say so. */
     private static final dev.parley.runtime.internal.logging.RateLimitedLog scanFailures =
             dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
     /** A task whose latest event is one of these is waiting or done: nothing to resume. */

@@ -362,7 +362,7 @@ public final class ToolCallEntity
             PersistenceId persistenceId,
             ActorRef<ClusterSharding.ShardCommand> shard,
             HandlerRunner.Handlers handlers) {
-        super(persistenceId, JournalAvailability.get(context.getSystem()).restartStrategy()); // issue 17
+        super(persistenceId, JournalAvailability.get(context.getSystem()).restartStrategy());
         this.context = context;
         this.shard = shard;
         this.runner = new HandlerRunner<>(context, persistenceId, handlers, RecordStep::new);
@@ -702,7 +702,7 @@ public final class ToolCallEntity
             return end(state, command, answers, new CallBecameTask(command.round(), EntityIds.next()));
         }
         ErrorObject failed = ((RunOutcome.Failed) outcome).error();
-        // issue 17: a step the journal did not take is answered with the Retry-After the node asks for
+        // a step the journal did not take is answered with the Retry-After the node asks for
         ErrorObject error = failed.code() == ErrorCodes.JOURNAL_UNAVAILABLE
                 ? JournalAvailability.get(context.getSystem()).error()
                 : failed;

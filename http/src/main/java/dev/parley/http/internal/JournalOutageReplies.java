@@ -7,7 +7,7 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 
 /**
- * The HTTP side of a journal outage (issue 17): the JSON-RPC error {@code -30503} is 503 (from
+ * The HTTP side of a journal outage: the JSON-RPC error {@code -30503} is 503 (from
  * {@link HttpStatusTable}); {@link HttpReplies#json} adds {@code Retry-After} from the error's
  * {@code data.retryAfterSeconds}, however the request reached it.
  */

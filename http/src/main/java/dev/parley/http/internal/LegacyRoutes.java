@@ -56,7 +56,7 @@ final class LegacyRoutes {
     private final HttpReplies replies;
     private final Materializer materializer;
     private final CallStreams streams;
-    private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final RequestObserver observer; // metrics, spans and MDC of each request
     private final QuotaPrincipals quotaPrincipals;
 
     LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer, QuotaPrincipals quotaPrincipals) {
@@ -99,7 +99,7 @@ final class LegacyRoutes {
                 && (version.isEmpty() || !McpNames.SUPPORTED_VERSIONS.contains(version.get()));
     }
 
-    /** A POSTed JSON-RPC message of this era; {@code visible} trims its reply to what the principal may see (issue 12). */
+    /** A POSTed JSON-RPC message of this era; {@code visible} trims its reply to what the principal may see. */
     CompletionStage<HttpResponse> post(
             HttpRequest http, JsonRpc.Message message, String principal, UnaryOperator<McpReply.Final> visible) {
         if (message.method().equals(Legacy.INITIALIZE)) {
@@ -108,7 +108,7 @@ final class LegacyRoutes {
                         StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
             }
             String version =
-                    Legacy.negotiate(message.params().path("protocolVersion").asText()); // issue 13
+                    Legacy.negotiate(message.params().path("protocolVersion").asText());
             return observer.legacy(http, message, version, principal)
                     .watch(() -> sessions.initialize(message, principal, quotaPrincipals.of(http, principal))
                             .thenApply(initialized -> initialized instanceof LegacySessions.Opened opened
@@ -130,7 +130,7 @@ final class LegacyRoutes {
                 }
                 return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
             }
-            return observer.legacy(http, message, session.protocolVersion(), principal) // issue 13
+            return observer.legacy(http, message, session.protocolVersion(), principal)
                     .watch(() -> request(http, message, principal, session, visible));
         });
     }

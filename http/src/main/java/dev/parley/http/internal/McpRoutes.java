@@ -43,7 +43,7 @@ public final class McpRoutes extends AllDirectives {
     private final EdgeChecks checks;
     private final HttpReplies replies;
     private final LegacyRoutes legacy;
-    private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final RequestObserver observer; // metrics, spans and MDC of each request
     private final QuotaPrincipals quotaPrincipals;
 
     public McpRoutes(
@@ -81,7 +81,7 @@ public final class McpRoutes extends AllDirectives {
             return done(
                     HttpReplies.refusal(Refusal.NOT_ALLOWED_HOST_OR_ORIGIN, "Forbidden: Host or Origin not allowed"));
         }
-        // issue 12: authorization (401/403 challenges, rate limits) before anything else is read or parsed
+        // authorization (401/403 challenges, rate limits) before anything else is read or parsed
         return PekkoStages.direct(authorization.admit(request))
                 .thenCompose(admission -> admission.isRefused()
                         ? done(admission.refusal())
@@ -118,7 +118,7 @@ public final class McpRoutes extends AllDirectives {
                             ? failure.getCause()
                             : failure;
                     if (dev.parley.actors.internal.journal.JournalAvailability.isUnavailable(cause)) {
-                        return JournalOutageReplies.unavailable(pipeline.journal()); // issue 17: a 2025 session path
+                        return JournalOutageReplies.unavailable(pipeline.journal()); // a 2025 session path
                     }
                     if (cause instanceof EntityStreamSizeException) {
                         return bodyTooLarge();
@@ -147,19 +147,19 @@ public final class McpRoutes extends AllDirectives {
         try {
             JsonRpc.Message message;
             try {
-                message = JsonRpc.parse(body, settings.requestLimits()); // issue 17: limits, Unicode, finite numbers
+                message = JsonRpc.parse(body, settings.requestLimits()); // limits, Unicode, finite numbers
             } catch (McpException notARequest) {
                 // A 2025-11-25 client posts its responses to the server's requests on its session.
                 JsonRpc.ClientResponse response = LegacyRoutes.sessionId(http).isPresent()
                         ? JsonRpc.responseOrNull(body, settings.requestLimits())
-                        : null; // checked like requests (issue 17)
+                        : null; // checked like requests
                 if (response == null) {
                     throw notARequest;
                 }
                 return legacy.answer(http, response, principal.id());
             }
             if (LegacyRoutes.owns(http, message)) {
-                // issue 12: a 2025 message names its target only in the body, so its scopes are checked here
+                // a 2025 message names its target only in the body, so its scopes are checked here
                 java.util.Optional<HttpResponse> refused = authorization.refuseByBody(principal, message);
                 return refused.isPresent()
                         ? done(refused.get())
@@ -192,12 +192,12 @@ public final class McpRoutes extends AllDirectives {
                                     new McpReply.Stream(
                                             stream.notifications(),
                                             stream.end().thenApply(end -> authorization.visible(admitted, end))),
-                                    cancellation) // issue 12
+                                    cancellation)
                             : HttpReplies.json(authorization.visible(request, (McpReply.Final) reply)));
         }
         McpRequest admitted = request;
         return observer.observe(http, request, () -> pipeline.handle(admitted))
-                .thenApply(reply -> HttpReplies.json(authorization.visible(admitted, reply))); // issue 12
+                .thenApply(reply -> HttpReplies.json(authorization.visible(admitted, reply)));
     }
 
     private static <T> CompletionStage<T> done(T value) {

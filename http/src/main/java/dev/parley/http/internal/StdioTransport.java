@@ -69,7 +69,7 @@ public final class StdioTransport {
     /** An {@code initialize} still opening its session: the reading loop waits for it. */
     private volatile CompletableFuture<?> opening;
 
-    private final RequestObserver observer; // issue 13: metrics, spans and MDC of each request
+    private final RequestObserver observer; // metrics, spans and MDC of each request
 
     /** Serves the requests that arrive on {@code pipes} through {@code pipeline}; {@link #serve} starts it. */
     public StdioTransport(McpPipeline pipeline, Materializer materializer, Pipes pipes) {
@@ -220,7 +220,7 @@ public final class StdioTransport {
         } catch (McpException notARequest) {
             JsonRpc.ClientResponse response;
             try {
-                response = JsonRpc.responseOrNull(line); // checked like requests (issue 17)
+                response = JsonRpc.responseOrNull(line); // checked like requests
             } catch (McpException refused) {
                 write(JsonRpc.Response.error(JsonRpc.idOf(line), refused.toError()));
                 return;

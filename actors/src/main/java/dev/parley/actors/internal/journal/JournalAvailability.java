@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * Whether this node's journal can be used, as the node last saw it (issue 17: the journal goes
+ * Whether this node's journal can be used, as the node last saw it (the journal goes
  * away and comes back). Entities report every failed write and failed recovery; each report
  * runs a probe (a query through the journal plugin's own connection pool) and only a failing
  * probe marks the journal unavailable, so one bad event does not look like an outage. While it

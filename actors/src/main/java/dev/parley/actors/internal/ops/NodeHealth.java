@@ -95,7 +95,7 @@ public final class NodeHealth implements Extension {
             missing.add("cluster member is " + Cluster.get(system).selfMember().status());
         }
         if (!JournalAvailability.get(system).available()) {
-            missing.add("journal unavailable"); // issue 17
+            missing.add("journal unavailable");
         }
         if (!missing.isEmpty()) {
             log.debug("not ready: {}", missing);
@@ -135,7 +135,7 @@ public final class NodeHealth implements Extension {
             return true;
         } catch (SQLException | RuntimeException e) {
             log.warn("not ready: the journal does not answer ({})", e.getMessage());
-            JournalAvailability.get(system).probeFailed(e); // issue 17: requests that need it get 503 at once
+            JournalAvailability.get(system).probeFailed(e); // requests that need it get 503 at once
             return false;
         }
     }

@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  */
 final class DurableCalls {
     private static final Logger log = LoggerFactory.getLogger(DurableCalls.class);
-    /** Issue 17: a client can cause these lines at will, so they are rate-limited with a suppressed count. */
+    /** A client can cause these lines at will, so they are rate-limited with a suppressed count. */
     private static final RateLimitedLog refusedStates = RateLimitedLog.perMinute(log, org.slf4j.event.Level.INFO, 20);
 
     private final ActorSystem<?> system;
@@ -105,7 +105,7 @@ final class DurableCalls {
                 || (target.taskSupport() == TaskSupport.OPTIONAL
                         && tasksDeclared
                         && (canBeAsked || !target.asksInTask()));
-        // issue 12: the whole principal (scopes, claims) reaches ctx.principal() in the first round
+        // the whole principal (scopes, claims) reaches ctx.principal() in the first round
         RunEnvironment environment = new RunEnvironment(
                 request.caller(),
                 request.capabilities(),
@@ -269,7 +269,7 @@ final class DurableCalls {
                         round,
                         inputResponses,
                         request.principal(),
-                        request.caller(), // issue 12: the retry's whole principal
+                        request.caller(), // the retry's whole principal
                         environment.capabilities().declared(),
                         mayBecomeTask,
                         relay == null ? null : relay.narrow(),

@@ -190,7 +190,7 @@ public final class LegacySessions {
 
     private CompletionStage<SessionEntity.Reply> ask(
             String sessionId, Function<ActorRef<SessionEntity.Reply>, SessionEntity.Command> message) {
-        // issue 17: a session in memory answers during a journal outage; one that is not ends with a 503
+        // a session in memory answers during a journal outage; one that is not ends with a 503
         return EntityAsks.askUnlessUnanswered(
                 journal,
                 sharding.entityRefFor(SessionEntity.ENTITY_TYPE_KEY, sessionId),

@@ -148,7 +148,7 @@ public final class McpPipeline {
         return server;
     }
 
-    /** Whether the journal takes writes (issue 17), and the answer while it does not. */
+    /** Whether the journal takes writes, and the answer while it does not. */
     public JournalAvailability journal() {
         return journal;
     }
@@ -211,7 +211,7 @@ public final class McpPipeline {
 
     private McpReply.Final internalError(McpRequest request, Throwable failure) {
         if (JournalAvailability.isUnavailable(failure)) {
-            return McpReply.Error.inBand(request.id(), journal.error()); // issue 17: retryable, nothing acknowledged
+            return McpReply.Error.inBand(request.id(), journal.error()); // retryable, nothing acknowledged
         }
         log.error("{} failed", request.method(), failure);
         return McpReply.Error.inBand(request.id(), new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null));

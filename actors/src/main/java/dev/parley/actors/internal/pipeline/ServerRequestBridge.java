@@ -99,7 +99,7 @@ public final class ServerRequestBridge {
         JsonNode answer =
                 response.result() != null ? response.result() : Json.object().put("action", "cancel");
         EntityRef<ToolCallEntity.Command> call = sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, target.callId());
-        // issue 17: an answer the journal cannot take ends with a 503 (the client posts it again)
+        // an answer the journal cannot take ends with a 503 (the client posts it again)
         return dev.parley.actors.internal.EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>askUnlessUnanswered(
                         journal,
                         call,

@@ -106,7 +106,7 @@ public final class TaskRequests {
 
     CompletionStage<TaskEntity.Reply> ask(
             EntityRef<TaskEntity.Command> task, Function<ActorRef<TaskEntity.Reply>, TaskEntity.Command> message) {
-        return EntityAsks.ask(journal, task, message, askAttemptTimeout, askTimeout); // issue 17
+        return EntityAsks.ask(journal, task, message, askAttemptTimeout, askTimeout);
     }
 
     EntityRef<TaskEntity.Command> task(String taskId) {

@@ -57,7 +57,7 @@ final class JwtValidator {
             new DefaultJOSEObjectTypeVerifier<>(
                     new JOSEObjectType("at+jwt"), new JOSEObjectType("application/at+jwt"), JOSEObjectType.JWT, null);
 
-    /** Validated tokens kept, by their SHA-256 digest, until they expire (issue 12: the hot path). */
+    /** Validated tokens kept, by their SHA-256 digest, until they expire (the hot path). */
     private static final int MAX_CACHED = 100_000;
 
     private record Validated(Principal principal, long expiresAtMs) {}

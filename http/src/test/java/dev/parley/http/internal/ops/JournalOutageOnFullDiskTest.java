@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 17: the embedded H2 journal's disk fills up, honestly: the data directory is a small
+ * The embedded H2 journal's disk fills up, honestly: the data directory is a small
  * tmpfs mounted for the test (root only; elsewhere the test is skipped, and
  * {@code scripts/full-disk-drill.sh} runs the same drill against the demo jar), filled with a
  * file until the file system refuses writes. Requests that need the journal get 503 with

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 17: the PostgreSQL journal goes away while a node serves calls, and comes back (the same
+ * The PostgreSQL journal goes away while a node serves calls, and comes back (the same
  * data directory and port). While it is away, requests that need it get a clean, retryable 503
  * with {@code Retry-After} and {@code -30503} within a bounded time, requests that need none
  * (one-round calls, lists, discover) are served, and {@code /ready} is false. Once it is back,

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 13: the links of a call's trace hold when its rounds are served by two cluster members.
+ * The links of a call's trace hold when its rounds are served by two cluster members.
  * Two nodes in one JVM (two actor systems joined over Artery on 127.0.0.1, so entity commands
  * really cross a remote boundary, serialized), one PostgreSQL journal, shared requestState keys,
  * and each node its own OpenTelemetry SDK and in-memory exporter, as two real nodes would export

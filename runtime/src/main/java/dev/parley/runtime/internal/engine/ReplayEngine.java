@@ -216,7 +216,7 @@ public final class ReplayEngine {
     }
 
     /**
-     * Ends a run whose step result could not be journaled (issue 17: the journal went away). An
+     * Ends a run whose step result could not be journaled (the journal went away). An
      * {@link Error}, so that a handler's {@code catch (Exception e)} cannot go on without it.
      */
     private static final class StepNotJournaled extends Error {

@@ -145,7 +145,7 @@ public final class JsonRpc {
 
     /**
      * As {@link #responseOrNull(byte[])}; a response is checked like a request before anything
-     * reads it (issue 17): invalid Unicode, a non-finite number or more than {@code limits} allow
+     * reads it: invalid Unicode, a non-finite number or more than {@code limits} allow
      * is refused with -32602 ({@link RequestChecks}), so no answer a client posts reaches a handler
      * or the journal unsound.
      */

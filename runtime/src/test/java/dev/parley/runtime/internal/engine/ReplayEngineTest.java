@@ -575,7 +575,7 @@ class ReplayEngineTest {
         assertTrue(completed(run(tool, null, CallHistory.EMPTY)).path("isError").asBoolean());
     }
 
-    /** Issue 17: a step the journal did not take ends the run as retryable, not as the tool's failure. */
+    /** A step the journal did not take ends the run as retryable, not as the tool's failure. */
     @Test
     void aJournalThatCannotRecordEndsTheRunAsJournalUnavailable() throws Exception {
         AtomicInteger charges = new AtomicInteger();
