@@ -50,7 +50,7 @@ start_node() { # start_node N [rejoin]: starts node N, waits (bounded) until its
   if [[ ${2:-} == rejoin && $n == 1 ]]; then config=local1-rejoin.conf; fi
   started=$(now_ms)
   # shellcheck disable=SC2086
-  java $NODE_OPTS -Dparley.quotas.per-principal.waiting-calls=100000 -Dparley.quotas.per-principal.sessions=100000 -jar "$work/parley.jar" demo --config "$config" --data "$work/data" >> "$work/node$n.log" 2>&1 &
+  java $NODE_OPTS -Dparley.quotas.per-principal.waiting-calls=100000 -Dparley.quotas.per-principal.open-tasks=100000 -Dparley.quotas.per-principal.sessions=100000 -jar "$work/parley.jar" demo --config "$config" --data "$work/data" >> "$work/node$n.log" 2>&1 &
   pids[$n]=$!
   for _ in $(seq 1 600); do
     if ready "$n"; then
