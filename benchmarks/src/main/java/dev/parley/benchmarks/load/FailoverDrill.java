@@ -66,10 +66,7 @@ public final class FailoverDrill {
             if (!"input_required".equals(result.path("resultType").asText())) {
                 throw new IllegalStateException("call " + i + " did not wait for input: " + result);
             }
-            ObjectNode retry = params(arguments);
-            retry.set("requestState", result.get("requestState"));
-            retry.set("inputResponses", answers.respond(result.get("inputRequests")));
-            retries.add(retry);
+            retries.add(retryOf(arguments, result, answers));
         }
         System.out.printf("%d calls wait for input over %d nodes%n", calls, nodes.size());
 
@@ -117,7 +114,8 @@ public final class FailoverDrill {
                 "answered %d of %d: %d within 1 s of the kill, %d within 10 s; last after %d ms%n",
                 answered.length, calls, within1, within10, answered.length == 0 ? -1 : answered[answered.length - 1]);
         if (answered.length > within1) {
-            // The calls that waited: those whose entity lived on the killed node.
+            // Those whose entity lived on the killed node, and those whose shard's home a survivor
+            // had not learnt before the kill (they wait for the new coordinator when it died too).
             long[] waited = Arrays.copyOfRange(answered, (int) within1, answered.length);
             System.out.printf(
                     "the %d that waited: first after %d ms, median %d ms, last %d ms%n",
@@ -147,9 +145,7 @@ public final class FailoverDrill {
                         ObjectNode arguments =
                                 Json.object().put("client", client + i).put("amount", 1);
                         ObjectNode first = session.call("call", "tools/call", params(arguments), TOOL, Map.of());
-                        ObjectNode retry = params(arguments);
-                        retry.set("requestState", first.get("requestState"));
-                        retry.set("inputResponses", answers.respond(first.get("inputRequests")));
+                        ObjectNode retry = retryOf(arguments, first, answers);
                         if (completed(session.call("retry", "tools/call", retry, TOOL, Map.of()))) {
                             completed.incrementAndGet();
                         }
@@ -205,6 +201,14 @@ public final class FailoverDrill {
         ObjectNode params = Json.object().put("name", TOOL);
         params.set("arguments", arguments.deepCopy());
         return params;
+    }
+
+    /** The retry of a call that asked for input: its arguments, requestState and the answers. */
+    private static ObjectNode retryOf(ObjectNode arguments, ObjectNode inputRequired, Answers answers) {
+        ObjectNode retry = params(arguments);
+        retry.set("requestState", inputRequired.get("requestState"));
+        retry.set("inputResponses", answers.respond(inputRequired.get("inputRequests")));
+        return retry;
     }
 
     private static boolean completed(JsonNode result) {
