@@ -8,8 +8,8 @@ import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
+import dev.parley.runtime.internal.wire.McpMethod;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
-import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.math.BigInteger;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -76,18 +76,15 @@ final class EdgeChecks {
     /** Standard headers must repeat the body (spec §6.2); values compare exactly after trimming. */
     void checkHeaders(HttpRequest http, McpRequest request) {
         expectHeader(http, "mcp-method", request.method());
-        String name = switch (request.method()) {
-            case Methods.TOOLS_CALL, Methods.PROMPTS_GET ->
-                textOrEmpty(request.params().get("name"));
-            case Methods.RESOURCES_READ -> textOrEmpty(request.params().get("uri"));
-            case Methods.TASKS_GET, Methods.TASKS_UPDATE, Methods.TASKS_CANCEL ->
-                textOrEmpty(request.params().get("taskId"));
-            default -> null;
-        };
-        if (name != null) {
-            expectHeader(http, "mcp-name", name);
+        McpMethod method = request.descriptor();
+        if (method == null || !method.era().modern() || method.target() == McpMethod.Target.NONE) {
+            return;
         }
-        if (request.method().equals(Methods.TOOLS_CALL)) {
+        expectHeader(
+                http,
+                "mcp-name",
+                textOrEmpty(request.params().get(method.target().param())));
+        if (method.target() == McpMethod.Target.TOOL) {
             checkParameterHeaders(http, request);
         }
     }
@@ -98,8 +95,8 @@ final class EdgeChecks {
      * argument that is null or absent has no header.
      */
     private void checkParameterHeaders(HttpRequest http, McpRequest request) {
-        ToolDefinition<?> tool =
-                server.tool(textOrEmpty(request.params().get("name"))).orElse(null);
+        ToolDefinition<?> tool = server.tool(textOrEmpty(request.params().get(McpMethod.Target.TOOL.param())))
+                .orElse(null);
         if (tool == null) {
             return;
         }

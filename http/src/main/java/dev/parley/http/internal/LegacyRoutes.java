@@ -232,9 +232,8 @@ final class LegacyRoutes {
             }
             McpRequest request = LegacySessions.request(message, principal, session)
                     .withQuotaPrincipal(quotaPrincipals.of(http, principal));
-            boolean mayAsk = message.method().equals(Methods.TOOLS_CALL)
-                    || message.method().equals(Methods.PROMPTS_GET)
-                    || message.method().equals(Methods.RESOURCES_READ);
+            boolean mayAsk =
+                    request.descriptor() != null && request.descriptor().mayAsk();
             if (mayAsk && EdgeChecks.acceptsEventStream(http)) {
                 String sessionId = sessionId(http).orElseThrow();
                 if (request.wantsNotifications() || longWork(request)) {
@@ -280,14 +279,13 @@ final class LegacyRoutes {
 
     /** A call to a tool that may run as a task: long work, so its stream opens at once and may be polled. */
     private boolean longWork(McpRequest request) {
-        if (!request.method().equals(Methods.TOOLS_CALL)) {
-            return false;
-        }
-        String name = request.params().path("name").asText("");
-        return pipeline.server()
-                .tool(name)
-                .map(tool -> tool.taskSupport() != TaskSupport.FORBIDDEN)
-                .orElse(false);
+        String name =
+                request.descriptor().mayBecomeTask() ? request.descriptor().targetIn(request.params()) : null;
+        return name != null
+                && pipeline.server()
+                        .tool(name)
+                        .map(tool -> tool.taskSupport() != TaskSupport.FORBIDDEN)
+                        .orElse(false);
     }
 
     private CompletionStage<HttpResponse> withSession(

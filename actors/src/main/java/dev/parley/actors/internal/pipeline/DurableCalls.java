@@ -27,7 +27,6 @@ import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
-import dev.parley.runtime.internal.wire.McpNames.Methods;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
 import io.opentelemetry.context.Context;
@@ -132,47 +131,37 @@ final class DurableCalls {
     }
 
     private Call resolve(McpRequest request) {
-        switch (request.method()) {
-            case Methods.TOOLS_CALL -> {
-                String name = required(request, "name");
-                return new Call(
-                        server.tool(name).orElseThrow(() -> McpException.invalidParams("Unknown tool: " + name)),
-                        name,
+        String target = request.target();
+        return switch (request.descriptor().target()) {
+            case TOOL ->
+                new Call(
+                        server.tool(target).orElseThrow(() -> McpException.invalidParams("Unknown tool: " + target)),
+                        target,
                         arguments(request));
-            }
-            case Methods.PROMPTS_GET -> {
-                String name = required(request, "name");
-                return new Call(
-                        server.prompt(name).orElseThrow(() -> McpException.invalidParams("Unknown prompt: " + name)),
-                        name,
+            case PROMPT ->
+                new Call(
+                        server.prompt(target)
+                                .orElseThrow(() -> McpException.invalidParams("Unknown prompt: " + target)),
+                        target,
                         arguments(request));
-            }
-            default -> {
-                String uri = required(request, "uri");
+            case RESOURCE -> {
                 // an MCP Apps view does not exist for a client that did not declare the extension
                 boolean apps = request.capabilities().extension(McpApps.EXTENSION);
-                return new Call(
-                        server.resourceFor(uri)
+                yield new Call(
+                        server.resourceFor(target)
                                 .filter(resource -> apps || !resource.isAppView())
-                                .orElseThrow(() -> Errors.resourceNotFound(uri))
-                                .readerOf(uri),
-                        uri,
+                                .orElseThrow(() -> Errors.resourceNotFound(target))
+                                .readerOf(target),
+                        target,
                         Json.object());
             }
-        }
+            case TASK, NONE -> throw new IllegalStateException(request.method() + " is not a durable call");
+        };
     }
 
     private static ObjectNode arguments(McpRequest request) {
         ObjectNode arguments = request.objectParam("arguments");
         return arguments == null ? Json.object() : arguments;
-    }
-
-    private static String required(McpRequest request, String member) {
-        String value = request.stringParam(member);
-        if (value == null) {
-            throw McpException.invalidParams("params." + member + " is required");
-        }
-        return value;
     }
 
     /** What a requestState is bound to; the arguments' digest is only needed once a call asks. */
@@ -303,8 +292,7 @@ final class DurableCalls {
     /** A complete result; a {@code resources/read} result is cacheable (spec §7.4). */
     private McpReply.Final complete(McpRequest request, ObjectNode result) {
         return new McpReply.Complete(
-                request.id(),
-                request.method().equals(Methods.RESOURCES_READ) ? cachePolicy.applyTo(result.deepCopy()) : result);
+                request.id(), request.descriptor().cacheable() ? cachePolicy.applyTo(result.deepCopy()) : result);
     }
 
     private EntityRef<ToolCallEntity.Command> entity(String callId) {

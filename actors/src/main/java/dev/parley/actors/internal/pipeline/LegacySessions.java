@@ -18,7 +18,7 @@ import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.Legacy.InitializeResult;
-import dev.parley.runtime.internal.wire.McpNames.Methods;
+import dev.parley.runtime.internal.wire.McpMethod;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -122,15 +122,15 @@ public final class LegacySessions {
 
     public CompletionStage<SessionEntity.SessionView> subscription(
             String sessionId, String principal, JsonRpc.Message message, boolean subscribe) {
-        JsonNode uri = message.params().get("uri");
-        if (uri == null || !uri.isTextual()) {
+        String uri = McpMethod.RESOURCES_SUBSCRIBE.targetIn(message.params());
+        if (uri == null) {
             throw McpException.invalidParams("params.uri is required");
         }
         return ask(
                         sessionId,
                         replyTo -> subscribe
-                                ? new SessionEntity.Subscribe(principal, uri.asText(), replyTo)
-                                : new SessionEntity.Unsubscribe(principal, uri.asText(), replyTo))
+                                ? new SessionEntity.Subscribe(principal, uri, replyTo)
+                                : new SessionEntity.Unsubscribe(principal, uri, replyTo))
                 .thenApply(LegacySessions::viewOrNull);
     }
 
@@ -153,22 +153,22 @@ public final class LegacySessions {
      */
     public CompletionStage<JsonRpc.Response> own(String sessionId, String principal, JsonRpc.Message message) {
         JsonNode id = message.id();
-        return switch (message.method()) {
-            case Legacy.PING -> java.util.concurrent.CompletableFuture.completedFuture(empty(id));
-            case Legacy.LOGGING_SET_LEVEL ->
-                setLogLevel(sessionId, principal, message).thenApply(view -> empty(id));
-            case Legacy.RESOURCES_SUBSCRIBE, Legacy.RESOURCES_UNSUBSCRIBE ->
-                subscription(sessionId, principal, message, message.method().equals(Legacy.RESOURCES_SUBSCRIBE))
+        McpMethod method = McpMethod.of(message.method());
+        if (method == null) {
+            return null;
+        }
+        return switch (method) {
+            case PING -> CompletableFuture.completedFuture(empty(id));
+            case LOGGING_SET_LEVEL -> setLogLevel(sessionId, principal, message).thenApply(view -> empty(id));
+            case RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE ->
+                subscription(sessionId, principal, message, method == McpMethod.RESOURCES_SUBSCRIBE)
                         .thenApply(view -> empty(id));
             // 2026-07-28 methods: a 2025 session uses initialize, the GET stream and synchronous calls.
-            case Methods.SERVER_DISCOVER,
-                    Methods.SUBSCRIPTIONS_LISTEN,
-                    Methods.TASKS_GET,
-                    Methods.TASKS_UPDATE,
-                    Methods.TASKS_CANCEL ->
-                java.util.concurrent.CompletableFuture.completedFuture(JsonRpc.Response.error(
-                        id, Errors.methodNotFound(message.method()).toError()));
-            default -> null;
+            default ->
+                method.era() == McpMethod.Era.MODERN
+                        ? CompletableFuture.completedFuture(JsonRpc.Response.error(
+                                id, Errors.methodNotFound(message.method()).toError()))
+                        : null;
         };
     }
 

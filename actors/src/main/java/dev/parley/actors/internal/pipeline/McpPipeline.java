@@ -16,6 +16,7 @@ import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.JsonRpc.Notification;
 import dev.parley.runtime.internal.wire.Legacy;
+import dev.parley.runtime.internal.wire.McpMethod;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -183,21 +184,26 @@ public final class McpPipeline {
     private CompletionStage<McpReply.Final> handle(
             McpRequest request, RunEnvironment.RequestSink sink, Cancellation cancellation) {
         try {
-            CompletionStage<McpReply.Final> reply = switch (request.method()) {
-                case Methods.SERVER_DISCOVER -> done(catalog.discover(request));
-                case Methods.TOOLS_LIST,
-                        Methods.PROMPTS_LIST,
-                        Methods.RESOURCES_LIST,
-                        Methods.RESOURCES_TEMPLATES_LIST -> done(catalog.list(request));
-                case Methods.COMPLETION_COMPLETE -> done(completion.complete(request));
-                case Methods.TOOLS_CALL, Methods.PROMPTS_GET, Methods.RESOURCES_READ ->
-                    calls.call(request, sink, cancellation);
-                case Methods.TASKS_GET, Methods.TASKS_UPDATE, Methods.TASKS_CANCEL -> tasks.handle(request);
-                default ->
-                    done(McpReply.Error.inBand(
-                            request.id(),
-                            Errors.methodNotFound(request.method()).toError()));
-            };
+            McpMethod method = request.descriptor();
+            CompletionStage<McpReply.Final> reply = method == null
+                    ? methodNotFound(request)
+                    : switch (method) {
+                        case SERVER_DISCOVER -> done(catalog.discover(request));
+                        case TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_TEMPLATES_LIST ->
+                            done(catalog.list(request));
+                        case COMPLETION_COMPLETE -> done(completion.complete(request));
+                        case TOOLS_CALL, PROMPTS_GET, RESOURCES_READ -> calls.call(request, sink, cancellation);
+                        case TASKS_GET, TASKS_UPDATE, TASKS_CANCEL -> tasks.handle(request);
+                        // A 2025-11-25 session answers these itself (LegacySessions); listen is always a stream.
+                        case INITIALIZE,
+                                PING,
+                                LOGGING_SET_LEVEL,
+                                RESOURCES_SUBSCRIBE,
+                                RESOURCES_UNSUBSCRIBE,
+                                SUBSCRIPTIONS_LISTEN,
+                                TASKS_LIST,
+                                TASKS_RESULT -> methodNotFound(request);
+                    };
             CompletionStage<McpReply.Final> answered = reply.exceptionally(failure -> internalError(request, failure));
             return Legacy.VERSIONS.contains(request.protocolVersion())
                     ? answered.thenApply(end -> LegacyCalls.forLegacyClient(request, end))
@@ -207,6 +213,11 @@ public final class McpPipeline {
         } catch (RuntimeException e) {
             return done(internalError(request, e));
         }
+    }
+
+    private static CompletionStage<McpReply.Final> methodNotFound(McpRequest request) {
+        return done(McpReply.Error.inBand(
+                request.id(), Errors.methodNotFound(request.method()).toError()));
     }
 
     private McpReply.Final internalError(McpRequest request, Throwable failure) {

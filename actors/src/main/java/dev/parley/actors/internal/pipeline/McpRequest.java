@@ -8,6 +8,7 @@ import dev.parley.runtime.McpException;
 import dev.parley.runtime.Principal;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.McpMethod;
 import dev.parley.runtime.internal.wire.McpNames;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 
@@ -207,6 +208,29 @@ public record McpRequest(
     /** Whether the reply should be a stream (progress or log notifications may precede it). */
     public boolean wantsNotifications() {
         return progressToken != null || logLevel != null;
+    }
+
+    /** What the request's method is and may do; null for a method Parley does not know. */
+    public McpMethod descriptor() {
+        return McpMethod.of(method);
+    }
+
+    /**
+     * The name of what the request is about (a tool's or prompt's name, a resource's uri, a task
+     * id), from the param its method's {@link McpMethod.Target} names; -32602 when it is missing,
+     * empty or not a string.
+     */
+    public String target() {
+        McpMethod descriptor = descriptor();
+        String param = descriptor == null ? null : descriptor.target().param();
+        if (param == null) {
+            throw new IllegalStateException(method + " names no target");
+        }
+        String value = stringParam(param);
+        if (value == null || value.isEmpty()) {
+            throw McpException.invalidParams("params." + param + " is required");
+        }
+        return value;
     }
 
     /** A string member of params, or null when absent; -32602 when present with another type. */

@@ -6,7 +6,6 @@ import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
-import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
@@ -54,10 +53,7 @@ public final class TaskRequests {
         if (!request.capabilities().extension(Meta.TASKS_EXTENSION)) {
             throw Errors.tasksExtensionRequired();
         }
-        String taskId = request.stringParam("taskId");
-        if (taskId == null || taskId.isEmpty()) {
-            throw McpException.invalidParams("params.taskId is required");
-        }
+        String taskId = request.target();
         EntityRef<TaskEntity.Command> task = task(taskId);
         CompletionStage<TaskEntity.Reply> reply = switch (request.method()) {
             case Methods.TASKS_GET -> ask(task, replyTo -> new TaskEntity.Get(request.principal(), replyTo));

@@ -11,6 +11,7 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.Principal;
 import dev.parley.runtime.internal.wire.JsonRpc;
+import dev.parley.runtime.internal.wire.McpMethod;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -30,14 +31,6 @@ import org.apache.pekko.http.javadsl.model.HttpResponse;
  * {@code Mcp-Name}, which the endpoint later checks against the body.
  */
 public final class OAuthResourceServer implements RequestAuthorization {
-    private static final Set<String> CACHEABLE = Set.of(
-            "server/discover",
-            "tools/list",
-            "prompts/list",
-            "resources/list",
-            "resources/templates/list",
-            "resources/read");
-
     private final AuthSettings settings;
     private final McpServerDefinition server;
     private final Challenges challenges;
@@ -89,14 +82,15 @@ public final class OAuthResourceServer implements RequestAuthorization {
 
     /** A valid token: does it carry every scope this request needs, and is the caller within its rate? */
     private Admission judge(HttpRequest request, Principal principal) {
-        String method = header(request, "mcp-method");
+        McpMethod method = McpMethod.of(header(request, "mcp-method"));
         // Decoded as the endpoint decodes it when it compares the header with the body.
         String name = decodedHeaderValue(header(request, "mcp-name"));
         Set<String> needed = neededScopes(method, name);
         if (!principal.hasScopes(needed)) {
             return Admission.refused(challenges.insufficientScope(needed));
         }
-        long retryAfter = limits.retryAfterSeconds(principal.id(), "tools/call".equals(method) ? name : null);
+        long retryAfter = limits.retryAfterSeconds(
+                principal.id(), method != null && method.target() == McpMethod.Target.TOOL ? name : null);
         if (retryAfter > 0) {
             return Admission.refused(Challenges.tooManyRequests(retryAfter));
         }
@@ -104,17 +98,16 @@ public final class OAuthResourceServer implements RequestAuthorization {
     }
 
     /** Server-wide scopes plus those of the tool, prompt or resource the request names. */
-    private Set<String> neededScopes(String method, String name) {
+    private Set<String> neededScopes(McpMethod method, String name) {
         Set<String> needed = new LinkedHashSet<>(settings.requiredScopes());
         if (method == null || name == null) {
             return needed;
         }
-        switch (method) {
-            case "tools/call" -> server.tool(name).ifPresent(tool -> needed.addAll(tool.requiredScopes()));
-            case "prompts/get" -> server.prompt(name).ifPresent(prompt -> needed.addAll(prompt.requiredScopes()));
-            case "resources/read" ->
-                server.resourceFor(name).ifPresent(resource -> needed.addAll(resource.requiredScopes()));
-            default -> {}
+        switch (method.target()) {
+            case TOOL -> server.tool(name).ifPresent(tool -> needed.addAll(tool.requiredScopes()));
+            case PROMPT -> server.prompt(name).ifPresent(prompt -> needed.addAll(prompt.requiredScopes()));
+            case RESOURCE -> server.resourceFor(name).ifPresent(resource -> needed.addAll(resource.requiredScopes()));
+            case TASK, NONE -> {}
         }
         return needed;
     }
@@ -134,7 +127,9 @@ public final class OAuthResourceServer implements RequestAuthorization {
     @Override
     public McpReply.Final visible(Principal principal, String method, McpReply.Final reply) {
         // Only these results carry cacheScope; the others (tools/call on the hot path) need no copy as a tree.
-        if (!CACHEABLE.contains(method)
+        McpMethod descriptor = McpMethod.of(method);
+        if (descriptor == null
+                || !descriptor.cacheable()
                 || !(reply instanceof McpReply.Complete complete)
                 || !(Json.tree(complete.result()) instanceof ObjectNode result)
                 || !result.has("cacheScope")) {
@@ -160,13 +155,8 @@ public final class OAuthResourceServer implements RequestAuthorization {
 
     @Override
     public Optional<HttpResponse> refuseByBody(Principal principal, JsonRpc.Message message) {
-        String method = message.method();
-        String name = message.params() == null
-                ? null
-                : message.params()
-                        .path("resources/read".equals(method) ? "uri" : "name")
-                        .asText(null);
-        Set<String> needed = neededScopes(method, name);
+        McpMethod method = McpMethod.of(message.method());
+        Set<String> needed = neededScopes(method, method == null ? null : method.targetIn(message.params()));
         return principal.hasScopes(needed) ? Optional.empty() : Optional.of(challenges.insufficientScope(needed));
     }
 

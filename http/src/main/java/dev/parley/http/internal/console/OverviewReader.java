@@ -11,6 +11,7 @@ import dev.parley.http.internal.console.ConsoleApi.MethodCount;
 import dev.parley.http.internal.console.ConsoleApi.Overview;
 import dev.parley.http.internal.console.ConsoleApi.RegionShards;
 import dev.parley.http.internal.console.ConsoleApi.ToolLatency;
+import dev.parley.runtime.internal.wire.McpMethod;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -71,7 +72,9 @@ final class OverviewReader {
                 errors.merge(code, count, Long::sum);
             }
             String tool = timer.getId().getTag("gen_ai.tool.name");
-            if ("tools/call".equals(timer.getId().getTag("mcp.method.name")) && tool != null && !tool.isEmpty()) {
+            if (McpMethod.TOOLS_CALL.wireName().equals(timer.getId().getTag("mcp.method.name"))
+                    && tool != null
+                    && !tool.isEmpty()) {
                 toolCounts.merge(tool, count, Long::sum);
                 TreeMap<Double, Double> buckets = toolBuckets.computeIfAbsent(tool, key -> new TreeMap<>());
                 for (CountAtBucket bucket : timer.takeSnapshot().histogramCounts()) {

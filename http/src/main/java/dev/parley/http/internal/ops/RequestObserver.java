@@ -10,7 +10,7 @@ import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.wire.JsonRpc;
-import dev.parley.runtime.internal.wire.Legacy;
+import dev.parley.runtime.internal.wire.McpMethod;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanKind;
@@ -19,7 +19,6 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,28 +39,6 @@ import org.apache.pekko.util.ByteString;
  * it their 2025-11-25 requests, which end with their JSON-RPC response.
  */
 public final class RequestObserver {
-    /** Methods with their own label; any other (a client's typo, a future method) is {@code _other}. */
-    private static final Set<String> KNOWN_METHODS = Set.of(
-            "server/discover",
-            "ping",
-            "tools/list",
-            "tools/call",
-            "prompts/list",
-            "prompts/get",
-            "resources/list",
-            "resources/templates/list",
-            "resources/read",
-            "completion/complete",
-            "logging/setLevel",
-            "subscriptions/listen",
-            "tasks/get",
-            "tasks/update",
-            "tasks/cancel",
-            "tasks/list",
-            "tasks/result",
-            "initialize",
-            "resources/subscribe",
-            "resources/unsubscribe");
     /** The result type of a 2025-11-25 request whose client closed the stream before the response. */
     static final String CLOSED = "closed";
 
@@ -105,7 +82,7 @@ public final class RequestObserver {
     public CompletionStage<McpReply.Final> observe(
             HttpRequest http, McpRequest request, Supplier<CompletionStage<McpReply.Final>> dispatch) {
         boolean firstRound =
-                request.method().equals("tools/call") && request.params().get("requestState") == null;
+                request.descriptor() == McpMethod.TOOLS_CALL && request.params().get("requestState") == null;
         Observation observed = new Observation(
                 http,
                 request.method(),
@@ -180,6 +157,7 @@ public final class RequestObserver {
         private final AtomicBoolean ended = new AtomicBoolean();
         private final JsonNode id;
         private final String rawMethod;
+        private final McpMethod descriptor;
         private final String name;
         private final String method;
         private final String tool;
@@ -198,14 +176,19 @@ public final class RequestObserver {
                 boolean firstRound) {
             this.id = id;
             this.rawMethod = rawMethod;
-            this.name = params.path("name").asText(null);
-            this.method = KNOWN_METHODS.contains(rawMethod) ? rawMethod : "_other";
-            this.tool = rawMethod.equals("tools/call") ? toolLabel(params.get("name")) : "";
+            this.descriptor = McpMethod.of(rawMethod);
+            McpMethod.Target target = descriptor == null ? McpMethod.Target.NONE : descriptor.target();
+            // The MDC's tool field: the tool or prompt the request runs.
+            this.name = target == McpMethod.Target.TOOL || target == McpMethod.Target.PROMPT
+                    ? descriptor.targetIn(params)
+                    : null;
+            this.method = McpMethod.labelOf(rawMethod);
+            this.tool = target == McpMethod.Target.TOOL ? toolLabel(params.get(target.param())) : "";
             this.protocolVersion = protocolVersion == null ? "" : protocolVersion;
             this.principal = principal;
             this.firstRound = firstRound;
             this.span = startSpan(http, params);
-            if (rawMethod.equals(Legacy.LOGGING_SET_LEVEL)) {
+            if (descriptor == McpMethod.LOGGING_SET_LEVEL) {
                 metrics.deprecatedRequest("logging", rawMethod);
             }
         }
@@ -333,11 +316,11 @@ public final class RequestObserver {
         }
 
         private Span startSpan(HttpRequest http, JsonNode params) {
-            String target = switch (rawMethod) {
-                case "tools/call" -> tool.equals("_unknown") ? null : tool;
-                case "prompts/get" -> params.path("name").asText(null);
-                case "resources/read" -> params.path("uri").asText(null);
-                default -> null;
+            McpMethod.Target kind = descriptor == null ? McpMethod.Target.NONE : descriptor.target();
+            String target = switch (kind) {
+                case TOOL -> tool.equals("_unknown") ? null : tool;
+                case PROMPT, RESOURCE -> descriptor.targetIn(params);
+                case TASK, NONE -> null;
             };
             SpanBuilder span = tracing.tracer()
                     .spanBuilder(target == null ? method : method + " " + target)
@@ -352,16 +335,15 @@ public final class RequestObserver {
             if (id != null) {
                 span.setAttribute("jsonrpc.request.id", id.asText());
             }
-            if (rawMethod.equals("tools/call")) {
+            if (kind == McpMethod.Target.TOOL) {
                 span.setAttribute("gen_ai.operation.name", "execute_tool").setAttribute("gen_ai.tool.name", tool);
-            } else if (rawMethod.equals("prompts/get") && target != null) {
+            } else if (kind == McpMethod.Target.PROMPT && target != null) {
                 span.setAttribute("gen_ai.prompt.name", target);
-            } else if (rawMethod.equals("resources/read") && target != null) {
+            } else if (kind == McpMethod.Target.RESOURCE && target != null) {
                 span.setAttribute("mcp.resource.uri", target);
             }
-            JsonNode taskId = params.get("taskId");
-            if (taskId != null && taskId.isTextual()) {
-                span.setAttribute(ParleyTracing.TASK_ID, taskId.asText());
+            if (kind == McpMethod.Target.TASK && descriptor.targetIn(params) != null) {
+                span.setAttribute(ParleyTracing.TASK_ID, descriptor.targetIn(params));
             }
             if (firstRound) {
                 span.setAttribute(ParleyTracing.ROUND, 1L);
