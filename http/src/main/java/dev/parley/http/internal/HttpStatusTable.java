@@ -30,8 +30,9 @@ public final class HttpStatusTable {
     }
 
     /**
-     * Refusals of the HTTP layer, before any JSON-RPC is read. Those with a body carry an id-less
-     * JSON-RPC error: {@code -32600} unless the row names its own code.
+     * Refusals of the HTTP layer: the edge's, before any JSON-RPC is read, which carry an id-less
+     * JSON-RPC error ({@code -32600} unless the row names its own code); authorization's, which
+     * carry an OAuth error body; and a 2025-11-25 session's, which carry a {@code -32600} error.
      */
     public enum Refusal {
         NOT_ALLOWED_HOST_OR_ORIGIN(
@@ -51,7 +52,24 @@ public final class HttpStatusTable {
                 "a connection over `parley.http.connections.max-per-address` or `max-total`, with "
                         + "`Retry-After` and `Connection: close` (a connection that sends no request within "
                         + "`refusal-wait` is closed without an answer)"),
-        NOTIFICATION_ACCEPTED(202, "a notification (no `id`)"),
+        NOTIFICATION_ACCEPTED(202, "a notification (no `id`), or a 2025-11-25 client's response to a server request"),
+        TOKEN_MISSING(
+                401, "no bearer token (authorization on), with `WWW-Authenticate` naming the metadata and scopes"),
+        TOKEN_INVALID(401, "a bearer token that is invalid, expired or for another resource (`invalid_token`)"),
+        TOKEN_IN_QUERY(400, "an `access_token` in the query string (`invalid_request`)"),
+        SCOPE_INSUFFICIENT(
+                403, "a token without a scope the request needs (`insufficient_scope`, every needed scope named)"),
+        RATE_LIMITED(429, "a caller over `parley.auth.limits` (`rate_limited`, with `Retry-After`)"),
+        INITIALIZE_NOT_A_REQUEST(400, "2025-11-25: `initialize` sent as a notification"),
+        SESSION_ID_MISSING(400, "2025-11-25: a request other than `initialize` without `Mcp-Session-Id`"),
+        SESSION_VERSION_UNSUPPORTED(
+                400, "2025-11-25: a session request whose `MCP-Protocol-Version` is not a 2025 revision"),
+        SESSION_NOT_FOUND(
+                404,
+                "2025-11-25: a session that ended, expired or is another principal's (the client initializes again)"),
+        SESSION_ENDED(200, "2025-11-25: DELETE of a session, which ends it"),
+        LAST_EVENT_ID_UNKNOWN(400, "2025-11-25: a `Last-Event-ID` that is not an event of the session's streams"),
+        QUESTION_NEEDS_STREAM(400, "2025-11-25: a call that asks the user, sent without `Accept: text/event-stream`"),
         DRAINING(
                 503,
                 ErrorCodes.INTERNAL_ERROR,

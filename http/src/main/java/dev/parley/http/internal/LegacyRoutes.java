@@ -9,6 +9,7 @@ import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.actors.internal.pipeline.StreamCursors;
+import dev.parley.http.internal.HttpStatusTable.Refusal;
 import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ClientCapabilities;
 import dev.parley.runtime.ErrorCodes;
@@ -30,7 +31,6 @@ import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.Materializer;
@@ -104,8 +104,7 @@ final class LegacyRoutes {
             HttpRequest http, JsonRpc.Message message, String principal, UnaryOperator<McpReply.Final> visible) {
         if (message.method().equals(Legacy.INITIALIZE)) {
             if (message.isNotification()) {
-                return done(error(
-                        StatusCodes.BAD_REQUEST, null, ErrorCodes.INVALID_REQUEST, "initialize must be a request"));
+                return done(error(Refusal.INITIALIZE_NOT_A_REQUEST, null, "initialize must be a request"));
             }
             String version =
                     Legacy.negotiate(message.params().path("protocolVersion").asText());
@@ -128,7 +127,7 @@ final class LegacyRoutes {
                                     principal,
                                     message.params().get("requestId"));
                 }
-                return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));
+                return done(HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null));
             }
             return observer.legacy(http, message, session.protocolVersion(), principal)
                     .watch(() -> request(http, message, principal, session, visible));
@@ -143,7 +142,7 @@ final class LegacyRoutes {
                 principal,
                 session -> pipeline.serverRequests()
                         .answer(response, principal, session.capabilities())
-                        .thenApply(done -> HttpResponse.create().withStatus(StatusCodes.ACCEPTED)));
+                        .thenApply(done -> HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null)));
     }
 
     /** GET (the session's stream of server notifications) or DELETE (ends the session). */
@@ -152,8 +151,8 @@ final class LegacyRoutes {
         if (http.method().equals(HttpMethods.DELETE)) {
             return sessions.end(sessionId, principal, quotaPrincipals.of(http, principal))
                     .thenApply(ended -> ended
-                            ? HttpResponse.create().withStatus(StatusCodes.OK)
-                            : error(StatusCodes.NOT_FOUND, null, ErrorCodes.INVALID_REQUEST, "Session not found"));
+                            ? HttpReplies.refusal(Refusal.SESSION_ENDED, null)
+                            : error(Refusal.SESSION_NOT_FOUND, null, "Session not found"));
         }
         Optional<String> lastEventId = http.getHeader("last-event-id")
                 .map(HttpHeader::value)
@@ -190,9 +189,8 @@ final class LegacyRoutes {
         } catch (InvalidRequestStateException e) {
             log.info("refused Last-Event-ID: {}", e.getMessage());
             return error(
-                    StatusCodes.BAD_REQUEST,
+                    Refusal.LAST_EVENT_ID_UNKNOWN,
                     null,
-                    ErrorCodes.INVALID_REQUEST,
                     "Last-Event-ID is not an event of this session's streams, or has expired");
         }
         McpRequest request = new McpRequest(
@@ -267,13 +265,14 @@ final class LegacyRoutes {
                     .thenApply(visible)
                     .thenApply(reply -> reply instanceof McpReply.InputRequired
                             ? error(
-                                    StatusCodes.BAD_REQUEST,
+                                    Refusal.QUESTION_NEEDS_STREAM,
                                     message.id(),
-                                    ErrorCodes.INVALID_REQUEST,
                                     "This call asks the user a question: send Accept: text/event-stream so the question can be sent")
                             : HttpReplies.json(HttpStatusTable.statusOf(reply), LegacyCalls.response(reply)));
         } catch (McpException e) {
-            return done(HttpReplies.json(StatusCodes.OK, JsonRpc.Response.error(message.id(), e.toError())));
+            return done(HttpReplies.json(
+                    HttpStatusTable.statusOf(McpReply.Origin.IN_BAND, e.code()),
+                    JsonRpc.Response.error(message.id(), e.toError())));
         }
     }
 
@@ -295,21 +294,19 @@ final class LegacyRoutes {
             java.util.function.Function<SessionEntity.SessionView, CompletionStage<HttpResponse>> then) {
         Optional<String> sessionId = sessionId(http);
         if (sessionId.isEmpty()) {
-            return done(error(
-                    StatusCodes.BAD_REQUEST, id, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id header is required"));
+            return done(error(Refusal.SESSION_ID_MISSING, id, "Mcp-Session-Id header is required"));
         }
         Optional<String> version =
                 http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
         if (version.isPresent() && !Legacy.VERSIONS.contains(version.get())) {
             return done(error(
-                    StatusCodes.BAD_REQUEST,
+                    Refusal.SESSION_VERSION_UNSUPPORTED,
                     id,
-                    ErrorCodes.INVALID_REQUEST,
                     "Unsupported MCP-Protocol-Version for a session: " + version.get()));
         }
         return sessions.find(sessionId.get(), principal)
                 .thenCompose(session -> session == null
-                        ? done(error(StatusCodes.NOT_FOUND, id, ErrorCodes.INVALID_REQUEST, "Session not found"))
+                        ? done(error(Refusal.SESSION_NOT_FOUND, id, "Session not found"))
                         : then.apply(session));
     }
 
@@ -319,8 +316,11 @@ final class LegacyRoutes {
                 HttpStatusTable.statusOf(McpReply.Origin.IN_BAND, error.code()), JsonRpc.Response.error(id, error));
     }
 
-    private static HttpResponse error(StatusCode status, JsonNode id, int code, String message) {
-        return HttpReplies.json(status, JsonRpc.Response.error(id, new ErrorObject(code, message, null)));
+    /** A session's refusal: its status from the table, a -32600 error with the request's id. */
+    private static HttpResponse error(Refusal refusal, JsonNode id, String message) {
+        return HttpReplies.json(
+                HttpStatusTable.statusOf(refusal),
+                JsonRpc.Response.error(id, new ErrorObject(ErrorCodes.INVALID_REQUEST, message, null)));
     }
 
     private static <T> CompletionStage<T> done(T value) {

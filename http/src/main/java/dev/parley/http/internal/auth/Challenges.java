@@ -2,13 +2,13 @@ package dev.parley.http.internal.auth;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.parley.http.internal.HttpStatusTable;
+import dev.parley.http.internal.HttpStatusTable.Refusal;
 import dev.parley.runtime.Json;
 import java.util.Collection;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
-import org.apache.pekko.http.javadsl.model.StatusCode;
-import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 
 /**
@@ -31,33 +31,33 @@ final class Challenges {
 
     /** No token at all: 401 with the metadata URL and a scope hint, and no error code (RFC 6750 §3.1). */
     HttpResponse missingToken(Collection<String> scopes) {
-        return challenge(StatusCodes.UNAUTHORIZED, null, "Authorization needed: send an access token", scopes);
+        return challenge(Refusal.TOKEN_MISSING, null, "Authorization needed: send an access token", scopes);
     }
 
     HttpResponse invalidToken(Collection<String> scopes) {
-        return challenge(StatusCodes.UNAUTHORIZED, "invalid_token", "The access token is invalid or expired", scopes);
+        return challenge(Refusal.TOKEN_INVALID, "invalid_token", "The access token is invalid or expired", scopes);
     }
 
-    /** A token in the query string, or a malformed Authorization header. */
+    /** A token in the query string. */
     HttpResponse invalidRequest(String description) {
-        return challenge(StatusCodes.BAD_REQUEST, "invalid_request", description, java.util.List.of());
+        return challenge(Refusal.TOKEN_IN_QUERY, "invalid_request", description, java.util.List.of());
     }
 
     /** Step-up: every scope the request needs, in one {@code scope} parameter. */
     HttpResponse insufficientScope(Collection<String> needed) {
         return challenge(
-                StatusCodes.FORBIDDEN,
+                Refusal.SCOPE_INSUFFICIENT,
                 "insufficient_scope",
                 "The access token lacks a scope this request needs",
                 needed);
     }
 
     static HttpResponse tooManyRequests(long retryAfterSeconds) {
-        return body(StatusCodes.TOO_MANY_REQUESTS, new ErrorBody("rate_limited", "Too many requests; retry later"))
+        return body(Refusal.RATE_LIMITED, new ErrorBody("rate_limited", "Too many requests; retry later"))
                 .addHeader(RawHeader.create("Retry-After", Long.toString(retryAfterSeconds)));
     }
 
-    private HttpResponse challenge(StatusCode status, String error, String description, Collection<String> scopes) {
+    private HttpResponse challenge(Refusal refusal, String error, String description, Collection<String> scopes) {
         StringBuilder header = new StringBuilder("Bearer resource_metadata=\"")
                 .append(metadataUrl)
                 .append('"');
@@ -72,13 +72,13 @@ final class Challenges {
                     .append(description)
                     .append('"');
         }
-        return body(status, new ErrorBody(error, description))
+        return body(refusal, new ErrorBody(error, description))
                 .addHeader(RawHeader.create("WWW-Authenticate", header.toString()));
     }
 
-    private static HttpResponse body(StatusCode status, ErrorBody body) {
+    private static HttpResponse body(Refusal refusal, ErrorBody body) {
         return HttpResponse.create()
-                .withStatus(status)
+                .withStatus(HttpStatusTable.statusOf(refusal))
                 .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, Json.write(body)));
     }
 }
