@@ -21,6 +21,7 @@ import dev.parley.http.internal.ops.TracingSetup;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import dev.parley.runtime.internal.wire.RequestLimits;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.io.IOException;
@@ -58,12 +59,20 @@ public final class McpHttpServer implements AutoCloseable {
     private final int managementPort;
     /** The pipes {@link Builder#stdio} opened; null without. */
     private final StdioTransport.Pipes stdio;
+    /** {@code parley.http.request-limits}: stdio parses with the same limits as HTTP. */
+    private final RequestLimits requestLimits;
 
-    private McpHttpServer(ParleyNode node, ServerBinding binding, int managementPort, StdioTransport.Pipes stdio) {
+    private McpHttpServer(
+            ParleyNode node,
+            ServerBinding binding,
+            int managementPort,
+            StdioTransport.Pipes stdio,
+            RequestLimits requestLimits) {
         this.node = node;
         this.binding = binding;
         this.managementPort = managementPort;
         this.stdio = stdio;
+        this.requestLimits = requestLimits;
     }
 
     public static Builder builder(McpServerDefinition definition) {
@@ -105,7 +114,7 @@ public final class McpHttpServer implements AutoCloseable {
     }
 
     private void serve(StdioTransport.Pipes pipes) {
-        new StdioTransport(node.pipeline(), Materializer.matFromSystem(node.system()), pipes).serve();
+        new StdioTransport(node.pipeline(), requestLimits, Materializer.matFromSystem(node.system()), pipes).serve();
     }
 
     /**
@@ -261,7 +270,7 @@ public final class McpHttpServer implements AutoCloseable {
                         settings.host(),
                         binding.localAddress().getPort(),
                         settings.path());
-                return new McpHttpServer(node, binding, managementPort, stdio);
+                return new McpHttpServer(node, binding, managementPort, stdio, settings.requestLimits());
             } catch (Exception e) {
                 node.close();
                 throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);

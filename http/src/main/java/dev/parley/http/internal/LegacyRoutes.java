@@ -20,7 +20,6 @@ import dev.parley.runtime.internal.state.InvalidRequestStateException;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
-import dev.parley.runtime.internal.wire.McpNames;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.time.Duration;
 import java.util.Optional;
@@ -79,24 +78,6 @@ final class LegacyRoutes {
                 .map(HttpHeader::value)
                 .map(String::trim)
                 .filter(id -> !id.isEmpty());
-    }
-
-    /**
-     * Whether a parsed POST belongs to this era: a request with a 2026-07-28 {@code _meta} claim
-     * never does; one on a session does; so does an {@code initialize} whose
-     * {@code MCP-Protocol-Version} header (if any) does not name a 2026 version.
-     */
-    static boolean owns(HttpRequest http, JsonRpc.Message message) {
-        if (message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION)) {
-            return false;
-        }
-        if (sessionId(http).isPresent()) {
-            return true;
-        }
-        Optional<String> version =
-                http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
-        return message.method().equals(Legacy.INITIALIZE)
-                && (version.isEmpty() || !McpNames.SUPPORTED_VERSIONS.contains(version.get()));
     }
 
     /** A POSTed JSON-RPC message of this era; {@code visible} trims its reply to what the principal may see. */

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -45,6 +46,7 @@ public final class McpRoutes extends AllDirectives {
     private final LegacyRoutes legacy;
     private final RequestObserver observer; // metrics, spans and MDC of each request
     private final QuotaPrincipals quotaPrincipals;
+    private final MessageIntake intake;
 
     public McpRoutes(
             McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
@@ -66,6 +68,7 @@ public final class McpRoutes extends AllDirectives {
                 new QuotaPrincipals(materializer.system().settings().config());
         this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer, quotaPrincipals);
         this.observer = RequestObserver.of(materializer, pipeline.server());
+        this.intake = new MessageIntake(settings.requestLimits());
     }
 
     public Route route() {
@@ -145,20 +148,24 @@ public final class McpRoutes extends AllDirectives {
     private CompletionStage<HttpResponse> handleBody(HttpRequest http, byte[] body, Principal principal) {
         McpRequest request;
         try {
-            JsonRpc.Message message;
-            try {
-                message = JsonRpc.parse(body, settings.requestLimits()); // limits, Unicode, finite numbers
-            } catch (McpException notARequest) {
-                // A 2025-11-25 client posts its responses to the server's requests on its session.
-                JsonRpc.ClientResponse response = LegacyRoutes.sessionId(http).isPresent()
-                        ? JsonRpc.responseOrNull(body, settings.requestLimits())
-                        : null; // checked like requests
-                if (response == null) {
-                    throw notARequest;
-                }
-                return legacy.answer(http, response, principal.id());
+            boolean onSession = LegacyRoutes.sessionId(http).isPresent();
+            MessageIntake.Incoming incoming = intake.read(
+                    body,
+                    onSession, // a 2025-11-25 client posts its responses to the server's requests on its session
+                    onSession,
+                    http.getHeader("mcp-protocol-version")
+                            .map(HttpHeader::value)
+                            .map(String::trim)
+                            .orElse(null));
+            if (incoming instanceof MessageIntake.Unreadable unreadable) {
+                throw unreadable.error();
             }
-            if (LegacyRoutes.owns(http, message)) {
+            if (incoming instanceof MessageIntake.ClientAnswer answer) {
+                return legacy.answer(http, answer.response(), principal.id());
+            }
+            MessageIntake.Message read = (MessageIntake.Message) incoming;
+            JsonRpc.Message message = read.message();
+            if (read.legacy()) {
                 // a 2025 message names its target only in the body, so its scopes are checked here
                 java.util.Optional<HttpResponse> refused = authorization.refuseByBody(principal, message);
                 return refused.isPresent()

@@ -15,6 +15,7 @@ import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
+import dev.parley.runtime.internal.wire.RequestLimits;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -56,6 +57,7 @@ public final class StdioTransport {
     private static final Duration SESSION_OPENING_LIMIT = Duration.ofSeconds(30);
 
     private final McpPipeline pipeline;
+    private final MessageIntake intake;
     private final String principal;
     private final Materializer materializer;
     private final Pipes pipes;
@@ -72,8 +74,9 @@ public final class StdioTransport {
     private final RequestObserver observer; // metrics, spans and MDC of each request
 
     /** Serves the requests that arrive on {@code pipes} through {@code pipeline}; {@link #serve} starts it. */
-    public StdioTransport(McpPipeline pipeline, Materializer materializer, Pipes pipes) {
+    public StdioTransport(McpPipeline pipeline, RequestLimits limits, Materializer materializer, Pipes pipes) {
         this.pipeline = pipeline;
+        this.intake = new MessageIntake(limits);
         this.principal = pipes.principal;
         this.materializer = materializer;
         this.pipes = pipes;
@@ -214,24 +217,18 @@ public final class StdioTransport {
     }
 
     private void handle(byte[] line) {
-        JsonRpc.Message message;
-        try {
-            message = JsonRpc.parse(line);
-        } catch (McpException notARequest) {
-            JsonRpc.ClientResponse response;
-            try {
-                response = JsonRpc.responseOrNull(line); // checked like requests
-            } catch (McpException refused) {
-                write(JsonRpc.Response.error(JsonRpc.idOf(line), refused.toError()));
-                return;
-            }
-            if (response != null) {
-                answer(response);
-            } else {
-                write(JsonRpc.Response.error(JsonRpc.idOf(line), notARequest.toError()));
-            }
+        // A client's response may come at any time: the pipes are the session.
+        MessageIntake.Incoming incoming = intake.read(line, true, sessionId != null, null);
+        if (incoming instanceof MessageIntake.Unreadable unreadable) {
+            write(JsonRpc.Response.error(unreadable.id(), unreadable.error().toError()));
             return;
         }
+        if (incoming instanceof MessageIntake.ClientAnswer answer) {
+            answer(answer.response());
+            return;
+        }
+        MessageIntake.Message read = (MessageIntake.Message) incoming;
+        JsonRpc.Message message = read.message();
         if (message.isNotification()) {
             if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
                 List<Cancellation> cancellations =
@@ -242,8 +239,7 @@ public final class StdioTransport {
             }
             return;
         }
-        boolean modern = message.params().path("_meta").has(McpNames.Meta.PROTOCOL_VERSION);
-        if (!modern && (message.method().equals(Legacy.INITIALIZE) || sessionId != null)) {
+        if (read.legacy()) {
             legacy(message);
         } else {
             modern(message);
