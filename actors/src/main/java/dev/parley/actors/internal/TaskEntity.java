@@ -71,6 +71,10 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * <p>Built like Pekko's {@code AccountExampleWithEventHandlersInState}: the state records own
  * their transitions (the event handler only dispatches to them), and each command has a small
  * handler method per state.
+ *
+ * <p>Why it is long: it is the one owning class of the task entity, with its protocol nested as
+ * records (commands, replies, states) and a small handler method per command and state, so the
+ * whole state machine reads in one file. Running the handler is {@link HandlerRunner}'s.
  */
 public final class TaskEntity
         extends EventSourcedBehaviorWithEnforcedReplies<TaskEntity.Command, TaskEvent, TaskEntity.State> {

@@ -32,7 +32,6 @@ import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +65,12 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * <p>Built like Pekko's {@code AccountExampleWithEventHandlersInState}: the state records own
  * their transitions (the event handler only dispatches to them), and each command has a small
  * handler method per state.
+ *
+ * <p>Why it is long: it is the one owning class of the call entity, with its protocol nested as
+ * records (commands, replies, states) and a small handler method per command and state, so the
+ * whole state machine reads in one file. What is not the state machine lives beside it:
+ * {@link HandlerRunner} runs the handler, {@link RoundWaiters} holds the 2025-11-25 streams that
+ * wait for a round, {@code AnswerValidation} checks answers, {@link CallLog} writes the log.
  */
 public final class ToolCallEntity
         extends EventSourcedBehaviorWithEnforcedReplies<ToolCallEntity.Command, CallEvent, ToolCallEntity.State> {
@@ -341,17 +346,11 @@ public final class ToolCallEntity
 
     // --- set-up ---------------------------------------------------------------------------
 
-    private static final int MAX_WAITING_PER_ROUND = 16;
-
     private final ActorContext<Command> context;
     private final ActorRef<ClusterSharding.ShardCommand> shard;
     private final HandlerRunner<Command> runner;
-    /** Streams waiting for a round's outcome ({@link AwaitRound}); not journaled: they ask again. */
-    private final Map<Integer, List<ActorRef<Reply>>> waiting = new HashMap<>();
-    /** Where the notifications of a run an answer starts go: the latest waiting stream's relay, per round. */
-    private final Map<Integer, ActorRef<RoundNotice>> noticesOfRound = new HashMap<>();
-    /** Round 0 on a call not journaled yet: only the principal its first round runs for gets the outcome. */
-    private final List<AwaitRound> waitingForFirstRound = new ArrayList<>();
+    /** 2025-11-25 streams waiting for a round's outcome ({@link AwaitRound}). */
+    private final RoundWaiters waiters = new RoundWaiters();
     /** The round whose run is in flight, if {@code runner.isRunning()}. */
     private int runningRound;
     /** When this node sent a round's questions (in memory: a call taken over elsewhere has no time for them). */
@@ -473,7 +472,7 @@ public final class ToolCallEntity
         Asked asked = new Asked(1, command.questions());
         return Effect()
                 .persist(started)
-                .thenRun(s -> wakeFirstRound(command.principal(), asked))
+                .thenRun(s -> waiters.wakeFirstRound(command.principal(), asked, new Rejected(INVALID_STATE)))
                 .thenReply(command.replyTo(), s -> asked);
     }
 
@@ -500,7 +499,8 @@ public final class ToolCallEntity
                 : new CallFailed(0, command.error() != null ? command.error() : INVALID_STATE);
         return Effect()
                 .persist(List.of(started, end))
-                .thenRun(s -> wakeFirstRound(command.principal(), ((Ended) s).outcome()))
+                .thenRun(s ->
+                        waiters.wakeFirstRound(command.principal(), ((Ended) s).outcome(), new Rejected(INVALID_STATE)))
                 .thenRun(this::passivate)
                 .thenReply(command.replyTo(), s -> ((Ended) s).outcome());
     }
@@ -518,10 +518,7 @@ public final class ToolCallEntity
         if (command.round() != 0) {
             return invalidState(command.replyTo());
         }
-        if (waitingForFirstRound.size() == MAX_WAITING_PER_ROUND) {
-            waitingForFirstRound.remove(0);
-        }
-        waitingForFirstRound.add(command);
+        waiters.awaitFirstRound(command);
         return Effect().noReply();
     }
 
@@ -532,14 +529,7 @@ public final class ToolCallEntity
         if (command.round() < state.round()) {
             return Effect().reply(command.replyTo(), state.outcomeOf(command.round()));
         }
-        List<ActorRef<Reply>> waiters = waiting.computeIfAbsent(command.round(), round -> new ArrayList<>());
-        if (waiters.size() == MAX_WAITING_PER_ROUND) {
-            waiters.remove(0); // the oldest asked long ago and has asked again since
-        }
-        waiters.add(command.replyTo());
-        if (command.notices() != null) {
-            noticesOfRound.put(command.round(), command.notices());
-        }
+        waiters.await(command);
         return Effect().noReply();
     }
 
@@ -600,7 +590,7 @@ public final class ToolCallEntity
             AnswerValidation.answersTo(state.questions(), answer);
         } catch (McpException invalid) {
             // No retry will bring a better answer on this path: the waiting stream ends with the error.
-            wake(state.round(), new Rejected(invalid.toError()));
+            waiters.wake(state.round(), new Rejected(invalid.toError()));
             return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
         }
         return onSubmitAnswers(
@@ -611,7 +601,7 @@ public final class ToolCallEntity
                         command.principal(),
                         command.capabilities(),
                         false,
-                        noticesOfRound.get(state.round()),
+                        waiters.noticesOf(state.round()),
                         command.replyTo()));
     }
 
@@ -691,7 +681,7 @@ public final class ToolCallEntity
             return Effect()
                     .persist(List.of(answers, new InputRequested(command.round(), needs.questions())))
                     .thenRun(s -> answered(state, command))
-                    .thenRun(s -> wake(command.round(), asked))
+                    .thenRun(s -> waiters.wake(command.round(), asked))
                     .thenReply(command.replyTo(), s -> asked)
                     .thenUnstashAll();
         }
@@ -710,7 +700,7 @@ public final class ToolCallEntity
                 || error.code() == ErrorCodes.INTERNAL_ERROR
                 || error.code() == ErrorCodes.JOURNAL_UNAVAILABLE) {
             // Not the call's fault: the round stays open and a retry may succeed.
-            wake(command.round(), new Rejected(error));
+            waiters.wake(command.round(), new Rejected(error));
             return Effect().reply(command.replyTo(), new Rejected(error)).thenUnstashAll();
         }
         return end(state, command, answers, new CallFailed(command.round(), error));
@@ -736,7 +726,7 @@ public final class ToolCallEntity
         return Effect()
                 .persist(List.of(answers, end))
                 .thenRun(s -> answered(state, command))
-                .thenRun(s -> wake(command.round(), ((Ended) s).outcome()))
+                .thenRun(s -> waiters.wake(command.round(), ((Ended) s).outcome()))
                 .thenRun(this::passivate)
                 .thenReply(command.replyTo(), s -> ((Ended) s).outcome())
                 .thenUnstashAll();
@@ -754,21 +744,6 @@ public final class ToolCallEntity
 
     private ReplyEffect<CallEvent, State> invalidState(ActorRef<Reply> replyTo) {
         return Effect().reply(replyTo, new Rejected(INVALID_STATE));
-    }
-
-    /** Tells every stream waiting for {@code round} what it ended with. */
-    private void wake(int round, Reply outcome) {
-        noticesOfRound.remove(round);
-        List<ActorRef<Reply>> waiters = waiting.remove(round);
-        if (waiters != null) {
-            waiters.forEach(waiter -> waiter.tell(outcome));
-        }
-    }
-
-    private void wakeFirstRound(String principal, Reply outcome) {
-        waitingForFirstRound.forEach(waiter ->
-                waiter.replyTo().tell(waiter.principal().equals(principal) ? outcome : new Rejected(INVALID_STATE)));
-        waitingForFirstRound.clear();
     }
 
     /**

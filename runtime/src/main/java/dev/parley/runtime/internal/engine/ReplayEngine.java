@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a tool handler from the top against a recorded history (the determinism contract):
  * recorded answers and step results are replayed, the first unanswered question ends the run.
+ *
+ * <p>Why it is long: the determinism contract is enforced here in one place (what a run may read,
+ * what it must record, how a divergence from the recorded history is reported), together with the
+ * run context a handler sees; splitting it would spread one contract over several files.
  */
 public final class ReplayEngine {
     private static final Logger log = LoggerFactory.getLogger(ReplayEngine.class);
