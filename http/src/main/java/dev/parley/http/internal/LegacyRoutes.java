@@ -61,12 +61,12 @@ final class LegacyRoutes {
     LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer, QuotaPrincipals quotaPrincipals) {
         this.pipeline = pipeline;
         this.quotaPrincipals = quotaPrincipals;
-        this.sessions = pipeline.sessions();
+        this.sessions = pipeline.legacy().sessions();
         this.replies = new HttpReplies(keepAlive);
         this.materializer = materializer;
         this.streams = new CallStreams(
-                pipeline.streamCursors(),
-                pipeline.legacyCancellations(),
+                pipeline.legacy().streamCursors(),
+                pipeline.legacy().cancellations(),
                 replies,
                 materializer,
                 materializer.system().settings().config().getConfig("parley.http.legacy-streams"));
@@ -102,7 +102,8 @@ final class LegacyRoutes {
             if (message.isNotification()) {
                 if (message.method().equals(Legacy.NOTIFICATION_CANCELLED)) {
                     // Cancels the request on whichever node holds it; what the call journaled stays.
-                    pipeline.legacyCancellations()
+                    pipeline.legacy()
+                            .cancellations()
                             .cancel(
                                     sessionId(http).orElseThrow(),
                                     principal,
@@ -121,7 +122,8 @@ final class LegacyRoutes {
                 http,
                 null,
                 principal,
-                session -> pipeline.serverRequests()
+                session -> pipeline.legacy()
+                        .serverRequests()
                         .answer(response, principal, session.capabilities())
                         .thenApply(done -> HttpReplies.refusal(Refusal.NOTIFICATION_ACCEPTED, null)));
     }
@@ -150,7 +152,8 @@ final class LegacyRoutes {
                 http,
                 null,
                 principal,
-                session -> done(replies.eventStream(pipeline.sessionNotifications(sessionId, principal)
+                session -> done(replies.eventStream(pipeline.legacy()
+                        .sessionNotifications(sessionId, principal)
                         .map(notification -> (Object) notification))));
     }
 
@@ -166,7 +169,7 @@ final class LegacyRoutes {
             SessionEntity.SessionView session) {
         StreamCursors.Cursor cursor;
         try {
-            cursor = pipeline.streamCursors().open(lastEventId, principal, sessionId);
+            cursor = pipeline.legacy().streamCursors().open(lastEventId, principal, sessionId);
         } catch (InvalidRequestStateException e) {
             log.info("refused Last-Event-ID: {}", e.getMessage());
             return error(
@@ -189,7 +192,7 @@ final class LegacyRoutes {
                 sessionId,
                 session.protocolVersion(),
                 cursor,
-                (events, run, awaiting) -> pipeline.legacyCalls().resume(request, cursor, events, run, awaiting));
+                (events, run, awaiting) -> pipeline.legacy().calls().resume(request, cursor, events, run, awaiting));
     }
 
     private CompletionStage<HttpResponse> request(
@@ -223,7 +226,7 @@ final class LegacyRoutes {
                             sessionId,
                             session.protocolVersion(),
                             new StreamCursors.Cursor(named.callId(), 0, StreamCursors.ROUND_START, named.id()),
-                            (events, run, awaiting) -> pipeline.legacyCalls().run(named, events, run, awaiting)));
+                            (events, run, awaiting) -> pipeline.legacy().calls().run(named, events, run, awaiting)));
                 }
                 // Without notifications the first round decides: a result is one JSON body; only questions need the
                 // stream.
@@ -238,7 +241,8 @@ final class LegacyRoutes {
                                                 waiting.round(),
                                                 StreamCursors.ROUND_START,
                                                 request.id()),
-                                        (events, run, awaiting) -> pipeline.legacyCalls()
+                                        (events, run, awaiting) -> pipeline.legacy()
+                                                .calls()
                                                 .continueFrom(request, first, events, run, awaiting))
                                 : HttpReplies.json(HttpStatusTable.statusOf(first), LegacyCalls.response(first)));
             }

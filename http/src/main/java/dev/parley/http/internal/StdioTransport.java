@@ -305,7 +305,7 @@ public final class StdioTransport {
     }
 
     private void legacy(JsonRpc.Message message, Consumer<Object> emit, RequestObserver.Observation observed) {
-        LegacySessions sessions = pipeline.sessions();
+        LegacySessions sessions = pipeline.legacy().sessions();
         try {
             if (message.method().equals(Legacy.INITIALIZE)) {
                 CompletableFuture<JsonRpc.Response> opened = sessions.initialize(message, principal, principal)
@@ -338,7 +338,8 @@ public final class StdioTransport {
                             message.id(), new ErrorObject(ErrorCodes.INVALID_REQUEST, "Session not found", null)));
                     return;
                 }
-                pipeline.legacyCalls()
+                pipeline.legacy()
+                        .calls()
                         .run(LegacySessions.request(message, principal, view), emit, run, stop)
                         .whenComplete((done, failure) -> {
                             inFlight.remove(key(message.id()));
@@ -356,9 +357,9 @@ public final class StdioTransport {
         if (session == null) {
             return; // only a 2025-11-25 session is ever sent requests
         }
-        pipeline.sessions().find(session, principal).thenAccept(view -> {
+        pipeline.legacy().sessions().find(session, principal).thenAccept(view -> {
             if (view != null) {
-                pipeline.serverRequests().answer(response, principal, view.capabilities());
+                pipeline.legacy().serverRequests().answer(response, principal, view.capabilities());
             }
         });
     }

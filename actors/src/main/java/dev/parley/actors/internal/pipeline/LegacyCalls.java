@@ -28,10 +28,12 @@ public final class LegacyCalls {
     private static final Logger log = LoggerFactory.getLogger(LegacyCalls.class);
 
     private final McpPipeline pipeline;
+    private final ServerRequestBridge serverRequests;
     private final ParleyMetrics metrics;
 
-    LegacyCalls(McpPipeline pipeline, ParleyMetrics metrics) {
+    LegacyCalls(McpPipeline pipeline, ServerRequestBridge serverRequests, ParleyMetrics metrics) {
         this.pipeline = pipeline;
+        this.serverRequests = serverRequests;
         this.metrics = metrics;
     }
 
@@ -109,7 +111,7 @@ public final class LegacyCalls {
             done.complete(null);
             return done;
         }
-        ServerRequestBridge bridge = pipeline.serverRequests();
+        ServerRequestBridge bridge = serverRequests;
         if (cursor.round() == 0) {
             bridge.outcomeOf(request, cursor.callId(), 0, stop)
                     .whenComplete((next, failure) -> continueWith(
@@ -154,7 +156,7 @@ public final class LegacyCalls {
             int round) {
         if (stop.isCancelled()) {
             if (firstRound && failure == null) {
-                pipeline.serverRequests().recordFirstRound(request, reply);
+                serverRequests.recordFirstRound(request, reply);
             }
             done.complete(null);
             return;
@@ -181,13 +183,13 @@ public final class LegacyCalls {
             RunEnvironment.RequestSink notices = request.wantsNotifications()
                     ? new RequestNotifications(request, notification -> events.send(notification, afterQuestions))
                     : RunEnvironment.RequestSink.NONE;
-            run.onCancel(() -> pipeline.serverRequests().cancelRound(waiting.callId(), waiting.round()));
-            CompletionStage<McpReply.Final> outcome = pipeline.serverRequests().next(request, waiting, notices, stop);
+            run.onCancel(() -> serverRequests.cancelRound(waiting.callId(), waiting.round()));
+            CompletionStage<McpReply.Final> outcome = serverRequests.next(request, waiting, notices, stop);
             int position = 0;
             for (String key : waiting.result().inputRequests().keySet()) {
                 position++;
                 if (sent.add(key)) {
-                    JsonRpc.Request question = pipeline.serverRequests().requestFor(request, waiting, key);
+                    JsonRpc.Request question = serverRequests.requestFor(request, waiting, key);
                     metrics.deprecatedRequest("server_request", question.method());
                     events.send(
                             question,
@@ -200,7 +202,7 @@ public final class LegacyCalls {
         }
         reply = forLegacyClient(request, reply);
         if (!events.send(response(reply), response) && firstRound) {
-            pipeline.serverRequests().recordFirstRound(request, reply);
+            serverRequests.recordFirstRound(request, reply);
         }
         done.complete(null);
     }

@@ -56,11 +56,7 @@ public final class McpPipeline {
     private final DurableCalls calls;
     private final TaskRequests tasks;
     private final ListenRequests listen;
-    private final LegacySessions sessions;
-    private final ServerRequestBridge serverRequests;
-    private final LegacyCalls legacyCalls;
-    private final StreamCursors streamCursors;
-    private final LegacyCancellations legacyCancellations;
+    private final LegacyEra legacy;
     private final JournalAvailability journal;
 
     public McpPipeline(
@@ -90,13 +86,21 @@ public final class McpPipeline {
                 caps);
         this.tasks = tasks;
         this.listen = new ListenRequests(notifications);
-        this.sessions = new LegacySessions(
-                sharding, settings, server, catalog.legacyCapabilities(), JournalAvailability.get(system), caps);
-        this.serverRequests =
+        ServerRequestBridge serverRequests =
                 new ServerRequestBridge(system, stateCodec, sharding, settings, JournalAvailability.get(system));
-        this.legacyCalls = new LegacyCalls(this, ParleyMetrics.get(system));
-        this.streamCursors = new StreamCursors(stateCodec);
-        this.legacyCancellations = new LegacyCancellations(system);
+        this.legacy = new LegacyEra(
+                new LegacySessions(
+                        sharding,
+                        settings,
+                        server,
+                        catalog.legacyCapabilities(),
+                        JournalAvailability.get(system),
+                        caps),
+                new LegacyCalls(this, serverRequests, ParleyMetrics.get(system)),
+                serverRequests,
+                new StreamCursors(stateCodec),
+                new LegacyCancellations(system),
+                listen);
         this.journal = JournalAvailability.get(system);
     }
 
@@ -108,41 +112,13 @@ public final class McpPipeline {
         return new CatalogRequests(server, settings.listPageSize(), CachePolicy.of(settings))::discover;
     }
 
-    /** 2025-11-25 requests that may ask: their questions as server→client requests, on any transport. */
-    public LegacyCalls legacyCalls() {
-        return legacyCalls;
-    }
-
-    /** Event ids of resumable 2025-11-25 call streams. */
-    public StreamCursors streamCursors() {
-        return streamCursors;
-    }
-
-    /** {@code notifications/cancelled} for 2025-11-25 requests over HTTP, on whichever node they run. */
-    public LegacyCancellations legacyCancellations() {
-        return legacyCancellations;
+    /** The 2025-11-25 era's side: sessions, server→client requests, resumable call streams. */
+    public LegacyEra legacy() {
+        return legacy;
     }
 
     Materializer materializer() {
         return materializer;
-    }
-
-    /** 2025-11-25 sessions. */
-    public LegacySessions sessions() {
-        return sessions;
-    }
-
-    /** 2025-11-25 server→client requests for the questions of waiting calls, and their answers. */
-    public ServerRequestBridge serverRequests() {
-        return serverRequests;
-    }
-
-    /**
-     * The server notifications of a 2025-11-25 session's GET stream: every list change, and the
-     * updates of the resources the session subscribed to.
-     */
-    public Source<Notification, NotUsed> sessionNotifications(String sessionId, String principal) {
-        return listen.forSession(sessionId, principal, sessions);
     }
 
     public McpServerDefinition server() {
