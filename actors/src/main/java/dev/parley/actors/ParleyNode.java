@@ -1,7 +1,6 @@
 package dev.parley.actors;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.TaskEntity;
@@ -75,20 +74,7 @@ public final class ParleyNode implements AutoCloseable {
     }
 
     /**
-     * The configuration a node runs with, strongest first: system properties, the database,
-     * {@code overrides} (application settings, without reference.conf), the database's defaults,
-     * Parley's node and persistence settings, then every library's reference.conf.
-     */
-    public static Config effectiveConfig(Config overrides, JournalDatabase database) {
-        return ConfigFactory.load(database.config()
-                .withFallback(overrides)
-                .withFallback(database.defaults())
-                .withFallback(ConfigFactory.parseResources("parley-node.conf"))
-                .withFallback(ConfigFactory.parseResources("parley-persistence.conf")));
-    }
-
-    /**
-     * Creates the journal schema, starts the actor system with {@link #effectiveConfig}, joins
+     * Creates the journal schema, starts the actor system with {@link NodeConfig#load}, joins
      * the cluster (itself, without seed nodes) and starts sharding for calls.
      */
     public static ParleyNode start(
@@ -99,7 +85,7 @@ public final class ParleyNode implements AutoCloseable {
             List<RequestStateKey> stateKeys) {
         JournalSchema.create(database);
         server.tools().forEach(ToolDefinition::compileInputSchema); // a schema the validator refuses stops the start
-        Config effective = effectiveConfig(overrides, database);
+        Config effective = NodeConfig.load(overrides, database);
         ParleySettings settings = ParleySettings.from(effective);
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
         ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it

@@ -2,6 +2,7 @@ package dev.parley.http;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.NodeConfig;
 import dev.parley.actors.ParleyNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ops.ParleyMetrics;
@@ -134,7 +135,10 @@ public final class McpHttpServer implements AutoCloseable {
             this.definition = definition;
         }
 
-        /** Application settings (overrides only; reference.conf is added at start). */
+        /**
+         * Application settings (overrides only): {@link NodeConfig} layers them with the system
+         * properties, the journal's settings and the defaults at start.
+         */
         public Builder config(Config config) {
             this.config = config;
             return this;
@@ -196,11 +200,9 @@ public final class McpHttpServer implements AutoCloseable {
 
         /** Starts the node and binds; blocks until the endpoint accepts requests. */
         public McpHttpServer start() {
-            Config overrides = config.withFallback(ConfigFactory.parseResources("parley-http.conf"));
-            JournalDatabase journal = database != null
-                    ? database
-                    : JournalDatabase.fromConfig(ConfigFactory.load(overrides), dataDirectory);
-            Config effective = ParleyNode.effectiveConfig(overrides, journal);
+            JournalDatabase journal =
+                    database != null ? database : JournalDatabase.fromConfig(NodeConfig.load(config), dataDirectory);
+            Config effective = NodeConfig.load(config, journal);
             StdioTransport.Pipes stdio = stdioIn == null
                     ? null
                     : StdioTransport.Pipes.open(
@@ -210,7 +212,7 @@ public final class McpHttpServer implements AutoCloseable {
                             McpPipeline.discovery(definition, ParleySettings.from(effective)));
             HttpSettings settings = HttpSettings.from(effective);
             AuthSettings auth = AuthSettings.from(effective);
-            ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
+            ParleyNode node = ParleyNode.start("parley", config, journal, definition, stateKeys(effective));
             try {
                 // Management first: /ready answers (not ready) while the rest starts.
                 int managementPort = -1;
