@@ -1,6 +1,7 @@
 package dev.parley.actors;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.TaskEntity;
@@ -29,10 +30,14 @@ import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -74,19 +79,107 @@ public final class ParleyNode implements AutoCloseable {
     }
 
     /**
-     * Creates the journal schema, starts the actor system with {@link NodeConfig#load}, joins
-     * the cluster (itself, without seed nodes) and starts sharding for calls.
+     * Starts building a node that serves {@code server}:
+     *
+     * <pre>{@code
+     * ParleyNode node = ParleyNode.builder(server)
+     *         .config(ConfigFactory.parseResourcesAnySyntax("application"))
+     *         .journal(new JournalDatabase.H2File(Path.of("data")))
+     *         .stateKeyFile(Path.of("data", "request-state.key"))
+     *         .start();
+     * }</pre>
      */
-    public static ParleyNode start(
-            String systemName,
-            Config overrides,
-            JournalDatabase database,
-            McpServerDefinition server,
-            List<RequestStateKey> stateKeys) {
+    public static Builder builder(McpServerDefinition server) {
+        return new Builder(server);
+    }
+
+    /** What a node is started with; {@link #journal} is required, the rest has defaults. */
+    public static final class Builder {
+        private final McpServerDefinition server;
+        private String systemName = "parley";
+        private Config config = ConfigFactory.empty();
+        private JournalDatabase journal;
+        private Path stateKeyFile;
+
+        private Builder(McpServerDefinition server) {
+            this.server = Objects.requireNonNull(server, "server");
+        }
+
+        /** The actor system's name, {@code parley} unless set; every member of a cluster needs the same. */
+        public Builder systemName(String systemName) {
+            this.systemName = Objects.requireNonNull(systemName, "systemName");
+            return this;
+        }
+
+        /**
+         * The application's settings (without reference.conf), none unless set; {@link NodeConfig}
+         * layers them with the system properties, the journal's settings and the defaults.
+         */
+        public Builder config(Config config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Where the journal lives; required. */
+        public Builder journal(JournalDatabase journal) {
+            this.journal = Objects.requireNonNull(journal, "journal");
+            return this;
+        }
+
+        /**
+         * Where a standalone node keeps its requestState key when {@code parley.request-state.keys}
+         * is empty: read from this file, or generated and written there on the first start. Without
+         * it, the node needs configured keys (a cluster's members must share them).
+         */
+        public Builder stateKeyFile(Path stateKeyFile) {
+            this.stateKeyFile = Objects.requireNonNull(stateKeyFile, "stateKeyFile");
+            return this;
+        }
+
+        /**
+         * Creates the journal schema, starts the actor system with the configuration
+         * {@link NodeConfig} layers, joins the cluster (itself, without seed nodes) and starts
+         * sharding for calls.
+         *
+         * @throws IllegalStateException without a journal, or without a requestState key
+         */
+        public ParleyNode start() {
+            if (journal == null) {
+                throw new IllegalStateException("a node needs a journal: call journal(...) before start()");
+            }
+            return ParleyNode.start(this);
+        }
+
+        /** The configured shared keys, or the one kept in {@link #stateKeyFile}. */
+        private List<RequestStateKey> stateKeys(Config effective) {
+            List<RequestStateKey> keys = new ArrayList<>();
+            for (Config key : effective.getConfigList("parley.request-state.keys")) {
+                keys.add(RequestStateKey.fromBase64(key.getString("id"), key.getString("secret")));
+            }
+            if (!keys.isEmpty()) {
+                return keys;
+            }
+            if (stateKeyFile == null) {
+                throw new IllegalStateException(
+                        "no requestState key: configure parley.request-state.keys or call stateKeyFile(...)");
+            }
+            try {
+                return List.of(RequestStateKey.loadOrCreate(stateKeyFile));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read or create the requestState key " + stateKeyFile, e);
+            }
+        }
+    }
+
+    private static ParleyNode start(Builder builder) {
+        JournalDatabase database = builder.journal;
+        McpServerDefinition server = builder.server;
+        Config effective = NodeConfig.load(builder.config, database);
+        ParleySettings settings = ParleySettings.from(effective);
+        List<RequestStateKey> stateKeys = builder.stateKeys(effective);
         JournalSchema.create(database);
         server.tools().forEach(ToolDefinition::compileInputSchema); // a schema the validator refuses stops the start
-        Config effective = NodeConfig.load(overrides, database);
-        ParleySettings settings = ParleySettings.from(effective);
+        String systemName = builder.systemName;
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
         ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
         Cluster cluster = Cluster.get(system);

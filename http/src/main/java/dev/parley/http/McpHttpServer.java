@@ -21,13 +21,10 @@ import dev.parley.http.internal.ops.NodeLifecycle;
 import dev.parley.http.internal.ops.TracingSetup;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
-import dev.parley.runtime.internal.state.RequestStateKey;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -212,7 +209,12 @@ public final class McpHttpServer implements AutoCloseable {
                             McpPipeline.discovery(definition, ParleySettings.from(effective)));
             HttpSettings settings = HttpSettings.from(effective);
             AuthSettings auth = AuthSettings.from(effective);
-            ParleyNode node = ParleyNode.start("parley", config, journal, definition, stateKeys(effective));
+            // Configured shared keys, or (standalone) the key kept in the data directory.
+            ParleyNode node = ParleyNode.builder(definition)
+                    .config(config)
+                    .journal(journal)
+                    .stateKeyFile(dataDirectory.resolve("request-state.key"))
+                    .start();
             try {
                 // Management first: /ready answers (not ready) while the rest starts.
                 int managementPort = -1;
@@ -288,22 +290,6 @@ public final class McpHttpServer implements AutoCloseable {
                                 return Done.getInstance();
                             }));
             return sdk;
-        }
-
-        /** Configured shared keys, or (standalone) the key kept in the data directory. */
-        private List<RequestStateKey> stateKeys(Config effective) {
-            List<RequestStateKey> keys = new ArrayList<>();
-            for (Config key : effective.getConfigList("parley.request-state.keys")) {
-                keys.add(RequestStateKey.fromBase64(key.getString("id"), key.getString("secret")));
-            }
-            if (!keys.isEmpty()) {
-                return keys;
-            }
-            try {
-                return List.of(RequestStateKey.loadOrCreate(dataDirectory.resolve("request-state.key")));
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read or create the requestState key in " + dataDirectory, e);
-            }
         }
     }
 }
