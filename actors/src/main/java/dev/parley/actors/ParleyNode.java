@@ -184,8 +184,7 @@ public final class ParleyNode implements AutoCloseable {
         ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
         Cluster cluster = Cluster.get(system);
         // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
-        if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty()
-                && effective.getBoolean("parley.cluster.join-self")) {
+        if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty() && settings.joinSelf()) {
             cluster.manager().tell(Join.create(cluster.selfMember().address()));
         }
         // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
@@ -193,9 +192,7 @@ public final class ParleyNode implements AutoCloseable {
         ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // executor_* metrics
         ParleyMetrics metrics = ParleyMetrics.get(system);
         ReplayEngine engine = new ReplayEngine(
-                toolExecutor,
-                new FailureReports(effective.getBoolean("parley.show-failure-details")),
-                new ReplayEngine.Observer() {
+                toolExecutor, new FailureReports(settings.showFailureDetails()), new ReplayEngine.Observer() {
                     @Override
                     public void fallbackTaken(CallTarget target, String mode) {
                         metrics.elicitationAnswered(target.name(), mode, "unanswerable", null);
@@ -246,8 +243,7 @@ public final class ParleyNode implements AutoCloseable {
                 JournalRetention.abandoned(
                         database,
                         ToolCallEntity.ENTITY_TYPE_KEY.name() + "|",
-                        settings.requestStateLifetime()
-                                .plus(effective.getDuration("parley.retention.abandoned-margin")),
+                        settings.requestStateLifetime().plus(settings.retentionAbandonedMargin()),
                         JournalEvent.storedNames(CallEvent.TYPES, status -> !status.open),
                         Clock.systemUTC()),
                 new JournalRetention(
@@ -258,18 +254,17 @@ public final class ParleyNode implements AutoCloseable {
                         SessionEntity.ENTITY_TYPE_KEY.name() + "|",
                         settings.retentionAfter(),
                         Clock.systemUTC()));
-        JournalCompaction compaction =
-                new JournalCompaction(database, effective.getDuration("parley.retention.compact-time"));
+        JournalCompaction compaction = new JournalCompaction(database, settings.retentionCompactTime());
         every(
                 housekeeping,
                 settings.retentionInterval(),
                 () -> compaction.afterRetention(
                         retention.stream().mapToInt(JournalRetention::purge).sum()));
-        watchDisk(system, effective.getConfig("parley.quotas"), database);
+        watchDisk(system, settings.quotas(), database);
         JournalGauges gauges = new JournalGauges(
                 new JournalQueries(database), ParleyMetrics.get(system).registry());
         housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
-        scanEvery(housekeeping, effective.getDuration("parley.metrics.journal-scan-interval"), gauges);
+        scanEvery(housekeeping, settings.journalScanInterval(), gauges);
         TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
         housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
         scanEvery(housekeeping, settings.taskResumeInterval(), resumer);
@@ -281,16 +276,16 @@ public final class ParleyNode implements AutoCloseable {
     }
 
     /** The disk watermark watches parley.quotas.disk.path, or the embedded journal's directory. */
-    private static void watchDisk(ActorSystem<?> system, Config quotas, JournalDatabase database) {
-        String configured = quotas.getString("disk.path");
+    private static void watchDisk(ActorSystem<?> system, QuotaSettings quotas, JournalDatabase database) {
+        QuotaSettings.Disk disk = quotas.disk();
+        String configured = disk.path();
         Path directory = !configured.isEmpty()
                 ? Path.of(configured)
                 : database instanceof JournalDatabase.H2File h2
                         ? h2.directory()
                         : database instanceof JournalDatabase.SqliteFile sqlite ? sqlite.directory() : null;
-        if (quotas.getBoolean("enabled") && directory != null) {
-            DiskWatermark.get(system)
-                    .watch(directory, quotas.getBytes("disk.min-free"), quotas.getDuration("disk.check-interval"));
+        if (quotas.enabled() && directory != null) {
+            DiskWatermark.get(system).watch(directory, disk.minFreeBytes(), disk.checkInterval());
         }
     }
 
