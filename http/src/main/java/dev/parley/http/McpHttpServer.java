@@ -17,6 +17,7 @@ import dev.parley.http.internal.StdioTransport;
 import dev.parley.http.internal.auth.OAuthResourceServer;
 import dev.parley.http.internal.auth.ProtectedResourceRoutes;
 import dev.parley.http.internal.console.ConsoleJournal;
+import dev.parley.http.internal.ops.ManagementSettings;
 import dev.parley.http.internal.ops.NodeLifecycle;
 import dev.parley.http.internal.ops.TracingSetup;
 import dev.parley.persistence.JournalDatabase;
@@ -209,6 +210,7 @@ public final class McpHttpServer implements AutoCloseable {
                             McpPipeline.discovery(definition, ParleySettings.from(effective)));
             HttpSettings settings = HttpSettings.from(effective);
             AuthSettings auth = AuthSettings.from(effective);
+            ManagementSettings management = ManagementSettings.from(effective);
             // Configured shared keys, or (standalone) the key kept in the data directory.
             ParleyNode node = ParleyNode.builder(definition)
                     .config(config)
@@ -219,7 +221,7 @@ public final class McpHttpServer implements AutoCloseable {
                 // Management first: /ready answers (not ready) while the rest starts.
                 int managementPort = -1;
                 ConsoleJournal.get(node.system()).use(journal); // the console (on the management port) reads it
-                if (effective.getBoolean("parley.management.enabled")) {
+                if (management.enabled()) {
                     managementPort = PekkoManagement.get(node.system().classicSystem())
                             .start()
                             .toCompletableFuture()
@@ -227,7 +229,7 @@ public final class McpHttpServer implements AutoCloseable {
                             .port();
                     log.info(
                             "management (/ready, /alive, /metrics, /console) at http://{}:{}/",
-                            effective.getString("parley.management.host"),
+                            management.host(),
                             managementPort);
                 }
                 ParleyTracing.get(node.system()).use(tracing(node, effective));
