@@ -30,10 +30,14 @@ import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -75,38 +79,112 @@ public final class ParleyNode implements AutoCloseable {
     }
 
     /**
-     * The configuration a node runs with, strongest first: system properties, the database,
-     * {@code overrides} (application settings, without reference.conf), the database's defaults,
-     * Parley's node and persistence settings, then every library's reference.conf.
+     * Starts building a node that serves {@code server}:
+     *
+     * <pre>{@code
+     * ParleyNode node = ParleyNode.builder(server)
+     *         .config(ConfigFactory.parseResourcesAnySyntax("application"))
+     *         .journal(new JournalDatabase.H2File(Path.of("data")))
+     *         .stateKeyFile(Path.of("data", "request-state.key"))
+     *         .start();
+     * }</pre>
      */
-    public static Config effectiveConfig(Config overrides, JournalDatabase database) {
-        return ConfigFactory.load(database.config()
-                .withFallback(overrides)
-                .withFallback(database.defaults())
-                .withFallback(ConfigFactory.parseResources("parley-node.conf"))
-                .withFallback(ConfigFactory.parseResources("parley-persistence.conf")));
+    public static Builder builder(McpServerDefinition server) {
+        return new Builder(server);
     }
 
-    /**
-     * Creates the journal schema, starts the actor system with {@link #effectiveConfig}, joins
-     * the cluster (itself, without seed nodes) and starts sharding for calls.
-     */
-    public static ParleyNode start(
-            String systemName,
-            Config overrides,
-            JournalDatabase database,
-            McpServerDefinition server,
-            List<RequestStateKey> stateKeys) {
+    /** What a node is started with; {@link #journal} is required, the rest has defaults. */
+    public static final class Builder {
+        private final McpServerDefinition server;
+        private String systemName = "parley";
+        private Config config = ConfigFactory.empty();
+        private JournalDatabase journal;
+        private Path stateKeyFile;
+
+        private Builder(McpServerDefinition server) {
+            this.server = Objects.requireNonNull(server, "server");
+        }
+
+        /** The actor system's name, {@code parley} unless set; every member of a cluster needs the same. */
+        public Builder systemName(String systemName) {
+            this.systemName = Objects.requireNonNull(systemName, "systemName");
+            return this;
+        }
+
+        /**
+         * The application's settings (without reference.conf), none unless set; {@link NodeConfig}
+         * layers them with the system properties, the journal's settings and the defaults.
+         */
+        public Builder config(Config config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Where the journal lives; required. */
+        public Builder journal(JournalDatabase journal) {
+            this.journal = Objects.requireNonNull(journal, "journal");
+            return this;
+        }
+
+        /**
+         * Where a standalone node keeps its requestState key when {@code parley.request-state.keys}
+         * is empty: read from this file, or generated and written there on the first start. Without
+         * it, the node needs configured keys (a cluster's members must share them).
+         */
+        public Builder stateKeyFile(Path stateKeyFile) {
+            this.stateKeyFile = Objects.requireNonNull(stateKeyFile, "stateKeyFile");
+            return this;
+        }
+
+        /**
+         * Creates the journal schema, starts the actor system with the configuration
+         * {@link NodeConfig} layers, joins the cluster (itself, without seed nodes) and starts
+         * sharding for calls.
+         *
+         * @throws IllegalStateException without a journal, or without a requestState key
+         */
+        public ParleyNode start() {
+            if (journal == null) {
+                throw new IllegalStateException("a node needs a journal: call journal(...) before start()");
+            }
+            return ParleyNode.start(this);
+        }
+
+        /** The configured shared keys, or the one kept in {@link #stateKeyFile}. */
+        private List<RequestStateKey> stateKeys(Config effective) {
+            List<RequestStateKey> keys = new ArrayList<>();
+            for (Config key : effective.getConfigList("parley.request-state.keys")) {
+                keys.add(RequestStateKey.fromBase64(key.getString("id"), key.getString("secret")));
+            }
+            if (!keys.isEmpty()) {
+                return keys;
+            }
+            if (stateKeyFile == null) {
+                throw new IllegalStateException(
+                        "no requestState key: configure parley.request-state.keys or call stateKeyFile(...)");
+            }
+            try {
+                return List.of(RequestStateKey.loadOrCreate(stateKeyFile));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read or create the requestState key " + stateKeyFile, e);
+            }
+        }
+    }
+
+    private static ParleyNode start(Builder builder) {
+        JournalDatabase database = builder.journal;
+        McpServerDefinition server = builder.server;
+        Config effective = NodeConfig.load(builder.config, database);
+        ParleySettings settings = ParleySettings.from(effective);
+        List<RequestStateKey> stateKeys = builder.stateKeys(effective);
         JournalSchema.create(database);
         server.tools().forEach(ToolDefinition::compileInputSchema); // a schema the validator refuses stops the start
-        Config effective = effectiveConfig(overrides, database);
-        ParleySettings settings = ParleySettings.from(effective);
+        String systemName = builder.systemName;
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
         ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
         Cluster cluster = Cluster.get(system);
         // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
-        if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty()
-                && effective.getBoolean("parley.cluster.join-self")) {
+        if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty() && settings.joinSelf()) {
             cluster.manager().tell(Join.create(cluster.selfMember().address()));
         }
         // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
@@ -114,9 +192,7 @@ public final class ParleyNode implements AutoCloseable {
         ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // executor_* metrics
         ParleyMetrics metrics = ParleyMetrics.get(system);
         ReplayEngine engine = new ReplayEngine(
-                toolExecutor,
-                new FailureReports(effective.getBoolean("parley.show-failure-details")),
-                new ReplayEngine.Observer() {
+                toolExecutor, new FailureReports(settings.showFailureDetails()), new ReplayEngine.Observer() {
                     @Override
                     public void fallbackTaken(CallTarget target, String mode) {
                         metrics.elicitationAnswered(target.name(), mode, "unanswerable", null);
@@ -167,8 +243,7 @@ public final class ParleyNode implements AutoCloseable {
                 JournalRetention.abandoned(
                         database,
                         ToolCallEntity.ENTITY_TYPE_KEY.name() + "|",
-                        settings.requestStateLifetime()
-                                .plus(effective.getDuration("parley.retention.abandoned-margin")),
+                        settings.requestStateLifetime().plus(settings.retentionAbandonedMargin()),
                         JournalEvent.storedNames(CallEvent.TYPES, status -> !status.open),
                         Clock.systemUTC()),
                 new JournalRetention(
@@ -179,18 +254,17 @@ public final class ParleyNode implements AutoCloseable {
                         SessionEntity.ENTITY_TYPE_KEY.name() + "|",
                         settings.retentionAfter(),
                         Clock.systemUTC()));
-        JournalCompaction compaction =
-                new JournalCompaction(database, effective.getDuration("parley.retention.compact-time"));
+        JournalCompaction compaction = new JournalCompaction(database, settings.retentionCompactTime());
         every(
                 housekeeping,
                 settings.retentionInterval(),
                 () -> compaction.afterRetention(
                         retention.stream().mapToInt(JournalRetention::purge).sum()));
-        watchDisk(system, effective.getConfig("parley.quotas"), database);
+        watchDisk(system, settings.quotas(), database);
         JournalGauges gauges = new JournalGauges(
                 new JournalQueries(database), ParleyMetrics.get(system).registry());
         housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
-        scanEvery(housekeeping, effective.getDuration("parley.metrics.journal-scan-interval"), gauges);
+        scanEvery(housekeeping, settings.journalScanInterval(), gauges);
         TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
         housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
         scanEvery(housekeeping, settings.taskResumeInterval(), resumer);
@@ -202,16 +276,16 @@ public final class ParleyNode implements AutoCloseable {
     }
 
     /** The disk watermark watches parley.quotas.disk.path, or the embedded journal's directory. */
-    private static void watchDisk(ActorSystem<?> system, Config quotas, JournalDatabase database) {
-        String configured = quotas.getString("disk.path");
+    private static void watchDisk(ActorSystem<?> system, QuotaSettings quotas, JournalDatabase database) {
+        QuotaSettings.Disk disk = quotas.disk();
+        String configured = disk.path();
         Path directory = !configured.isEmpty()
                 ? Path.of(configured)
                 : database instanceof JournalDatabase.H2File h2
                         ? h2.directory()
                         : database instanceof JournalDatabase.SqliteFile sqlite ? sqlite.directory() : null;
-        if (quotas.getBoolean("enabled") && directory != null) {
-            DiskWatermark.get(system)
-                    .watch(directory, quotas.getBytes("disk.min-free"), quotas.getDuration("disk.check-interval"));
+        if (quotas.enabled() && directory != null) {
+            DiskWatermark.get(system).watch(directory, disk.minFreeBytes(), disk.checkInterval());
         }
     }
 

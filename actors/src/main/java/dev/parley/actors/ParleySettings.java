@@ -4,7 +4,18 @@ import com.typesafe.config.Config;
 import dev.parley.actors.internal.TaskEntity;
 import java.time.Duration;
 
-/** The {@code parley} block of the configuration, read once at start. */
+/**
+ * The {@code parley} block of the configuration (the keys the actors module reads), read once
+ * at start from the configuration {@link NodeConfig} layers, and passed to what needs it.
+ *
+ * @param showFailureDetails development only: a handler failure's answer shows the exception's text
+ * @param joinSelf without seed nodes the node forms its own cluster ({@code parley.cluster.join-self})
+ * @param retentionAbandonedMargin how long after its last requestState expired an abandoned waiting
+ *     call's events are deleted
+ * @param retentionCompactTime how long the embedded journal's file may be compacted after a purge
+ * @param journalScanInterval how often the journal-backed gauges are refreshed
+ * @param quotas the {@code parley.quotas} block
+ */
 public record ParleySettings(
         int toolExecutorThreads,
         Duration requestStateLifetime,
@@ -18,7 +29,13 @@ public record ParleySettings(
         Duration retentionInterval,
         TaskEntity.TaskSettings tasks,
         Duration taskRetention,
-        Duration taskResumeInterval) {
+        Duration taskResumeInterval,
+        boolean showFailureDetails,
+        boolean joinSelf,
+        Duration retentionAbandonedMargin,
+        Duration retentionCompactTime,
+        Duration journalScanInterval,
+        QuotaSettings quotas) {
 
     public ParleySettings {
         if (retentionAfter.compareTo(requestStateLifetime) < 0) {
@@ -32,6 +49,7 @@ public record ParleySettings(
         }
     }
 
+    /** The settings in {@code config}'s {@code parley} block. */
     public static ParleySettings from(Config config) {
         Config parley = config.getConfig("parley");
         return new ParleySettings(
@@ -51,6 +69,12 @@ public record ParleySettings(
                         parley.getDuration("tasks.idle-timeout"),
                         parley.getDuration("step-timeout")),
                 parley.getDuration("tasks.retention"),
-                parley.getDuration("tasks.resume-interval"));
+                parley.getDuration("tasks.resume-interval"),
+                parley.getBoolean("show-failure-details"),
+                parley.getBoolean("cluster.join-self"),
+                parley.getDuration("retention.abandoned-margin"),
+                parley.getDuration("retention.compact-time"),
+                parley.getDuration("metrics.journal-scan-interval"),
+                QuotaSettings.from(parley.getConfig("quotas")));
     }
 }

@@ -2,6 +2,7 @@ package dev.parley.examples;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.NodeConfig;
 import dev.parley.http.McpHttpServer;
 import dev.parley.http.ParleyServer;
 import dev.parley.persistence.JournalDatabase;
@@ -45,12 +46,12 @@ public final class Launcher {
         boolean fixtures = args[0].equals("fixtures");
         Path data = flags.dataDirectory().orElse(fixtures ? Path.of("data", "fixtures") : Path.of("data"));
         if (args[0].equals("migrate")) {
-            JournalDatabase database = JournalDatabase.fromConfig(ConfigFactory.load(config), data);
+            JournalDatabase database = JournalDatabase.fromConfig(NodeConfig.load(config), data);
             JournalSchema.create(database);
             System.out.println("journal schema ready on " + database);
             return;
         }
-        // -Dparley.http.port wins over the file, as every other system property does (ParleyNode).
+        // -Dparley.http.port wins over the file, as every other system property does (NodeConfig).
         Config withProperties = ConfigFactory.systemProperties().withFallback(config);
         int port = flags.port()
                 .orElse(

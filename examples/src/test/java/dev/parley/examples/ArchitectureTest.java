@@ -131,8 +131,7 @@ class ArchitectureTest {
             // Definitions render their own wire records for the catalog.
             "dev.parley.runtime.ToolDefinition.info -> dev.parley.runtime.internal.wire.Tools$ToolInfo",
             "dev.parley.runtime.McpServerDefinition.serverInfo -> dev.parley.runtime.internal.wire.Discovery$Implementation",
-            // Node start-up and settings: to be replaced by a builder and per-block settings records.
-            "dev.parley.actors.ParleyNode.start -> dev.parley.runtime.internal.state.RequestStateKey",
+            // The node hands its pipeline to the transports; settings: to be replaced by per-block settings records.
             "dev.parley.actors.ParleyNode.pipeline -> dev.parley.actors.internal.pipeline.McpPipeline",
             "dev.parley.actors.ParleySettings.<init> -> dev.parley.actors.internal.TaskEntity$TaskSettings",
             "dev.parley.actors.ParleySettings.tasks -> dev.parley.actors.internal.TaskEntity$TaskSettings",

@@ -6,7 +6,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
-/** The {@code parley.http} block of the configuration, read once at start. */
+/**
+ * The {@code parley.http} block of the configuration, read once at start.
+ *
+ * @param forwardedForHops {@code client-address.forwarded-for-hops}: how many trusted proxies
+ *     append to {@code X-Forwarded-For} (0 ignores the header)
+ */
 public record HttpSettings(
         String host,
         int port,
@@ -16,7 +21,8 @@ public record HttpSettings(
         Set<String> allowedOriginHosts,
         Duration keepAlive,
         RequestLimits requestLimits,
-        Connections connections) {
+        Connections connections,
+        int forwardedForHops) {
 
     /**
      * The {@code parley.http.connections} block: how many connections the MCP port holds, from
@@ -52,6 +58,7 @@ public record HttpSettings(
         }
     }
 
+    /** The settings in {@code config}'s {@code parley.http} block. */
     public static HttpSettings from(Config config) {
         Config http = config.getConfig("parley.http");
         return new HttpSettings(
@@ -67,7 +74,8 @@ public record HttpSettings(
                         http.getInt("request-limits.max-string-length"),
                         http.getInt("request-limits.max-array-length"),
                         http.getInt("request-limits.max-members")),
-                Connections.from(http.getConfig("connections")));
+                Connections.from(http.getConfig("connections")),
+                http.getInt("client-address.forwarded-for-hops"));
     }
 
     private static Set<String> lower(List<String> values) {

@@ -2,6 +2,7 @@ package dev.parley.http;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.NodeConfig;
 import dev.parley.actors.ParleyNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.ops.ParleyMetrics;
@@ -16,18 +17,16 @@ import dev.parley.http.internal.StdioTransport;
 import dev.parley.http.internal.auth.OAuthResourceServer;
 import dev.parley.http.internal.auth.ProtectedResourceRoutes;
 import dev.parley.http.internal.console.ConsoleJournal;
+import dev.parley.http.internal.ops.ManagementSettings;
 import dev.parley.http.internal.ops.NodeLifecycle;
 import dev.parley.http.internal.ops.TracingSetup;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
-import dev.parley.runtime.internal.state.RequestStateKey;
 import dev.parley.runtime.internal.wire.RequestLimits;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,7 +142,10 @@ public final class McpHttpServer implements AutoCloseable {
             this.definition = definition;
         }
 
-        /** Application settings (overrides only; reference.conf is added at start). */
+        /**
+         * Application settings (overrides only): {@link NodeConfig} layers them with the system
+         * properties, the journal's settings and the defaults at start.
+         */
         public Builder config(Config config) {
             this.config = config;
             return this;
@@ -205,11 +207,9 @@ public final class McpHttpServer implements AutoCloseable {
 
         /** Starts the node and binds; blocks until the endpoint accepts requests. */
         public McpHttpServer start() {
-            Config overrides = config.withFallback(ConfigFactory.parseResources("parley-http.conf"));
-            JournalDatabase journal = database != null
-                    ? database
-                    : JournalDatabase.fromConfig(ConfigFactory.load(overrides), dataDirectory);
-            Config effective = ParleyNode.effectiveConfig(overrides, journal);
+            JournalDatabase journal =
+                    database != null ? database : JournalDatabase.fromConfig(NodeConfig.load(config), dataDirectory);
+            Config effective = NodeConfig.load(config, journal);
             StdioTransport.Pipes stdio = stdioIn == null
                     ? null
                     : StdioTransport.Pipes.open(
@@ -219,12 +219,18 @@ public final class McpHttpServer implements AutoCloseable {
                             McpPipeline.discovery(definition, ParleySettings.from(effective)));
             HttpSettings settings = HttpSettings.from(effective);
             AuthSettings auth = AuthSettings.from(effective);
-            ParleyNode node = ParleyNode.start("parley", overrides, journal, definition, stateKeys(effective));
+            ManagementSettings management = ManagementSettings.from(effective);
+            // Configured shared keys, or (standalone) the key kept in the data directory.
+            ParleyNode node = ParleyNode.builder(definition)
+                    .config(config)
+                    .journal(journal)
+                    .stateKeyFile(dataDirectory.resolve("request-state.key"))
+                    .start();
             try {
                 // Management first: /ready answers (not ready) while the rest starts.
                 int managementPort = -1;
                 ConsoleJournal.get(node.system()).use(journal); // the console (on the management port) reads it
-                if (effective.getBoolean("parley.management.enabled")) {
+                if (management.enabled()) {
                     managementPort = PekkoManagement.get(node.system().classicSystem())
                             .start()
                             .toCompletableFuture()
@@ -232,7 +238,7 @@ public final class McpHttpServer implements AutoCloseable {
                             .port();
                     log.info(
                             "management (/ready, /alive, /metrics, /console) at http://{}:{}/",
-                            effective.getString("parley.management.host"),
+                            management.host(),
                             managementPort);
                 }
                 ParleyTracing.get(node.system()).use(tracing(node, effective));
@@ -295,22 +301,6 @@ public final class McpHttpServer implements AutoCloseable {
                                 return Done.getInstance();
                             }));
             return sdk;
-        }
-
-        /** Configured shared keys, or (standalone) the key kept in the data directory. */
-        private List<RequestStateKey> stateKeys(Config effective) {
-            List<RequestStateKey> keys = new ArrayList<>();
-            for (Config key : effective.getConfigList("parley.request-state.keys")) {
-                keys.add(RequestStateKey.fromBase64(key.getString("id"), key.getString("secret")));
-            }
-            if (!keys.isEmpty()) {
-                return keys;
-            }
-            try {
-                return List.of(RequestStateKey.loadOrCreate(dataDirectory.resolve("request-state.key")));
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read or create the requestState key in " + dataDirectory, e);
-            }
         }
     }
 }

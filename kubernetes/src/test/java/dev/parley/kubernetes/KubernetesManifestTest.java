@@ -12,6 +12,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValue;
+import dev.parley.actors.NodeConfig;
 import dev.parley.http.internal.console.ConsoleSettings;
 import dev.parley.http.internal.ops.NodeLifecycle;
 import java.io.IOException;
@@ -73,11 +74,7 @@ class KubernetesManifestTest {
         profile = ConfigFactory.parseMap(environment)
                 .withFallback(ConfigFactory.parseResources("kubernetes.conf"))
                 .resolve();
-        defaults = ConfigFactory.parseResources("parley-http.conf")
-                .withFallback(ConfigFactory.parseResources("parley-node.conf"))
-                .withFallback(ConfigFactory.parseResources("parley-persistence.conf"))
-                .withFallback(ConfigFactory.defaultReference())
-                .resolve();
+        defaults = NodeConfig.load(ConfigFactory.empty());
     }
 
     @Test
@@ -135,15 +132,10 @@ class KubernetesManifestTest {
                 ConsoleSettings.from(node(unset)).access());
     }
 
-    /** A node's whole configuration with the profile and this environment, resolved together. */
+    /** A node's whole configuration with the profile and this environment, layered as a node layers it. */
     private static Config node(Map<String, String> environment) {
-        return ConfigFactory.parseMap(environment)
-                .withFallback(ConfigFactory.parseResources("kubernetes.conf"))
-                .withFallback(ConfigFactory.parseResources("parley-http.conf"))
-                .withFallback(ConfigFactory.parseResources("parley-node.conf"))
-                .withFallback(ConfigFactory.parseResources("parley-persistence.conf"))
-                .withFallback(ConfigFactory.defaultReference())
-                .resolve();
+        return NodeConfig.load(
+                ConfigFactory.parseMap(environment).withFallback(ConfigFactory.parseResources("kubernetes.conf")));
     }
 
     @Test

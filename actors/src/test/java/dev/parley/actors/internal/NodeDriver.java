@@ -18,7 +18,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,8 +44,17 @@ final class NodeDriver {
 
     private NodeDriver() {}
 
+    /** A node on {@code database} with {@code key} as its one configured requestState key. */
     static ParleyNode start(JournalDatabase database, RequestStateKey key) {
-        return ParleyNode.start("parley", OVERRIDES, database, TestTools.SERVER, List.of(key));
+        Config withKey = ConfigFactory.parseMap(Map.of(
+                        "parley.request-state.keys",
+                        List.of(Map.of(
+                                "id", key.id(), "secret", Base64.getEncoder().encodeToString(key.secret())))))
+                .withFallback(OVERRIDES);
+        return ParleyNode.builder(TestTools.SERVER)
+                .config(withKey)
+                .journal(database)
+                .start();
     }
 
     /** A {@code tools/call} body; {@code requestState} and {@code inputResponsesJson} may be null. */

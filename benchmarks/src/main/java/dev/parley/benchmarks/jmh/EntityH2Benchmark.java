@@ -8,11 +8,9 @@ import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.Json;
-import dev.parley.runtime.internal.state.RequestStateKey;
 import dev.parley.runtime.internal.wire.JsonRpc.Response;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -50,12 +48,12 @@ public class EntityH2Benchmark extends ParleyBenchmark {
     public void start() {
         initLogging();
         directory = BenchFiles.tempDirectory("parley-bench-h2-");
-        node = ParleyNode.start(
-                "parley-bench",
-                BenchTools.nodeConfig(journalParallelism),
-                new JournalDatabase.H2File(directory),
-                BenchTools.server(),
-                List.of(RequestStateKey.generate()));
+        node = ParleyNode.builder(BenchTools.server())
+                .systemName("parley-bench")
+                .config(BenchTools.nodeConfig(journalParallelism))
+                .journal(new JournalDatabase.H2File(directory))
+                .stateKeyFile(directory.resolve("request-state.key"))
+                .start();
         pipeline = node.pipeline();
         for (int i = 0; i < 20; i++) {
             mrtrFlow(); // the first flows wait for the cluster to be up and the shard region to start

@@ -20,7 +20,6 @@ import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.engine.StepJournal;
-import dev.parley.runtime.internal.state.RequestStateKey;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -143,12 +142,12 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
         @Setup(Level.Trial)
         public void start(JournalStoreBenchmark bench) throws Exception {
             initLogging();
-            node = ParleyNode.start(
-                    "parley-bench",
-                    BenchTools.nodeConfig(null),
-                    bench.storeUnderTest.database(),
-                    server(),
-                    List.of(RequestStateKey.generate()));
+            node = ParleyNode.builder(server())
+                    .systemName("parley-bench")
+                    .config(BenchTools.nodeConfig(null))
+                    .journal(bench.storeUnderTest.database())
+                    .stateKeyFile(bench.storeUnderTest.directory().resolve("request-state.key"))
+                    .start();
             sharding = ClusterSharding.get(node.system());
             bench.flow(sharding, EntityIds.next())
                     .get(60, TimeUnit.SECONDS); // waits for the cluster and the shard region

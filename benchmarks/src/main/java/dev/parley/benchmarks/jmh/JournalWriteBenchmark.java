@@ -16,7 +16,6 @@ import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.engine.StepJournal;
-import dev.parley.runtime.internal.state.RequestStateKey;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -128,12 +127,12 @@ public class JournalWriteBenchmark extends ParleyBenchmark {
         public void start(JournalWriteBenchmark bench) {
             initLogging();
             bench.entityDirectory = BenchFiles.tempDirectory("parley-bench-journal-");
-            bench.node = ParleyNode.start(
-                    "parley-bench",
-                    BenchTools.nodeConfig(bench.journalParallelism),
-                    new JournalDatabase.H2File(bench.entityDirectory),
-                    BenchTools.server(),
-                    List.of(RequestStateKey.generate()));
+            bench.node = ParleyNode.builder(BenchTools.server())
+                    .systemName("parley-bench")
+                    .config(BenchTools.nodeConfig(bench.journalParallelism))
+                    .journal(new JournalDatabase.H2File(bench.entityDirectory))
+                    .stateKeyFile(bench.entityDirectory.resolve("request-state.key"))
+                    .start();
             bench.sharding = ClusterSharding.get(bench.node.system());
             bench.writeCall().join(); // waits for the cluster and the shard region
         }

@@ -31,6 +31,11 @@ final class StoreUnderTest implements AutoCloseable {
         this.postgres = postgres;
     }
 
+    /** A scratch directory of its own, deleted on close. */
+    Path directory() {
+        return directory;
+    }
+
     static StoreUnderTest open(String store) {
         Path directory = BenchFiles.tempDirectory("parley-bench-store-" + store + "-");
         return switch (store) {

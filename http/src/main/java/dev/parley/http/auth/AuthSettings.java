@@ -56,6 +56,8 @@ public record AuthSettings(
                 auth.getConfigList("issuers").stream()
                         .map(issuer -> new Issuer(
                                 issuer.getString("issuer"),
+                                // Truly optional (a list element has no defaults): without it the
+                                // issuer's metadata names the key set.
                                 issuer.hasPath("jwks-uri") ? issuer.getString("jwks-uri") : ""))
                         .toList(),
                 List.copyOf(auth.getStringList("scopes-supported")),

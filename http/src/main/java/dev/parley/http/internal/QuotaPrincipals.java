@@ -1,6 +1,5 @@
 package dev.parley.http.internal;
 
-import com.typesafe.config.Config;
 import dev.parley.runtime.Principal;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -26,8 +25,8 @@ final class QuotaPrincipals {
 
     private final int forwardedForHops;
 
-    QuotaPrincipals(Config config) {
-        this.forwardedForHops = config.getInt("parley.http.client-address.forwarded-for-hops");
+    QuotaPrincipals(int forwardedForHops) {
+        this.forwardedForHops = forwardedForHops;
     }
 
     String of(HttpRequest request, String principal) {

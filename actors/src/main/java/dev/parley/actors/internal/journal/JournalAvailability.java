@@ -47,7 +47,10 @@ public final class JournalAvailability implements Extension {
     private static final ExtensionId<JournalAvailability> ID = new ExtensionId<>() {
         @Override
         public JournalAvailability createExtension(ActorSystem<?> system) {
-            return new JournalAvailability(system);
+            // Pekko creates an extension from the actor system alone: the settings are read here, once,
+            // from the system's configuration (the one NodeConfig layered).
+            return new JournalAvailability(
+                    system, Settings.from(system.settings().config()));
         }
     };
 
@@ -92,9 +95,9 @@ public final class JournalAvailability implements Extension {
     private volatile boolean unavailable;
     private volatile long unavailableSince;
 
-    private JournalAvailability(ActorSystem<?> system) {
+    private JournalAvailability(ActorSystem<?> system, Settings settings) {
         this.system = system;
-        this.settings = Settings.from(system.settings().config());
+        this.settings = settings;
         this.blocking = system.dispatchers().lookup(DispatcherSelector.blocking());
         long retryAfterSeconds = Math.max(1, settings.retryAfter().toSeconds());
         this.error = new ErrorObject(

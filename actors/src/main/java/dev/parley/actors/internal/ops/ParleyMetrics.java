@@ -49,7 +49,9 @@ public final class ParleyMetrics implements Extension {
     private static final ExtensionId<ParleyMetrics> ID = new ExtensionId<>() {
         @Override
         public ParleyMetrics createExtension(ActorSystem<?> system) {
-            return new ParleyMetrics(system);
+            // Pekko creates an extension from the actor system alone: the setting is read here, once,
+            // from the system's configuration (the one NodeConfig layered; actors' reference.conf defines it).
+            return new ParleyMetrics(system, system.settings().config().getBoolean("parley.metrics.enabled"));
         }
     };
 
@@ -75,9 +77,8 @@ public final class ParleyMetrics implements Extension {
     /** {@code parley.metrics.enabled}: off, Parley records nothing of its own (JVM and cluster meters stay). */
     private final boolean enabled;
 
-    private ParleyMetrics(ActorSystem<?> system) {
-        this.enabled = !system.settings().config().hasPath("parley.metrics.enabled")
-                || system.settings().config().getBoolean("parley.metrics.enabled");
+    private ParleyMetrics(ActorSystem<?> system, boolean enabled) {
+        this.enabled = enabled;
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

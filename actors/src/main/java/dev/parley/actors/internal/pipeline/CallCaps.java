@@ -1,8 +1,8 @@
 package dev.parley.actors.internal.pipeline;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.typesafe.config.Config;
 import dev.parley.actors.ParleySettings;
+import dev.parley.actors.QuotaSettings;
 import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.PrincipalCapsEntity.Kind;
@@ -53,39 +53,10 @@ public final class CallCaps {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record OverLimit(String limit, long max, Long size, Long retryAfterSeconds) {}
 
-    /** The {@code parley.quotas} block. */
-    record Settings(
-            boolean enabled,
-            Map<Kind, Integer> perPrincipal,
-            Map<Kind, Integer> perNode,
-            long maxCallBytes,
-            long maxSessionBytes,
-            Duration sessionLease,
-            Duration retryAfter,
-            Duration diskRetryAfter) {
-        static Settings from(Config config) {
-            Config quotas = config.getConfig("parley.quotas");
-            return new Settings(
-                    quotas.getBoolean("enabled"),
-                    perKind(quotas.getConfig("per-principal")),
-                    perKind(quotas.getConfig("per-node")),
-                    quotas.getBytes("max-call-bytes"),
-                    quotas.getBytes("max-session-bytes"),
-                    quotas.getDuration("session-lease"),
-                    quotas.getDuration("retry-after"),
-                    quotas.getDuration("disk.retry-after"));
-        }
+    private final QuotaSettings quotas;
+    /** The per-principal caps, by kind. */
+    private final Map<Kind, Integer> perPrincipal;
 
-        private static Map<Kind, Integer> perKind(Config caps) {
-            Map<Kind, Integer> max = new EnumMap<>(Kind.class);
-            max.put(Kind.WAITING_CALL, caps.getInt("waiting-calls"));
-            max.put(Kind.OPEN_TASK, caps.getInt("open-tasks"));
-            max.put(Kind.SESSION, caps.getInt("sessions"));
-            return max;
-        }
-    }
-
-    private final Settings caps;
     private final ClusterSharding sharding;
     private final ParleySettings settings;
     private final TaskRequests tasks;
@@ -93,28 +64,36 @@ public final class CallCaps {
     private final NodeLeases node;
     private final Clock clock = Clock.systemUTC();
 
-    private CallCaps(
-            Settings caps, ClusterSharding sharding, ParleySettings settings, TaskRequests tasks, DiskWatermark disk) {
-        this.caps = caps;
+    private CallCaps(ClusterSharding sharding, ParleySettings settings, TaskRequests tasks, DiskWatermark disk) {
+        this.quotas = settings.quotas();
+        this.perPrincipal = perKind(quotas.perPrincipal());
         this.sharding = sharding;
         this.settings = settings;
         this.tasks = tasks;
         this.disk = disk;
-        this.node = new NodeLeases(caps.perNode(), clock);
+        this.node = new NodeLeases(perKind(quotas.perNode()), clock);
+    }
+
+    private static Map<Kind, Integer> perKind(QuotaSettings.Caps caps) {
+        Map<Kind, Integer> max = new EnumMap<>(Kind.class);
+        max.put(Kind.WAITING_CALL, caps.waitingCalls());
+        max.put(Kind.OPEN_TASK, caps.openTasks());
+        max.put(Kind.SESSION, caps.sessions());
+        return max;
     }
 
     static CallCaps start(
             ActorSystem<?> system, ClusterSharding sharding, ParleySettings settings, TaskRequests tasks) {
-        Settings caps = Settings.from(system.settings().config());
-        if (caps.enabled()) {
+        CallCaps callCaps = new CallCaps(sharding, settings, tasks, DiskWatermark.get(system));
+        if (settings.quotas().enabled()) {
             // The entity passivates itself once it holds no lease: idle passivation would forget open calls.
             sharding.init(Entity.of(
                             PrincipalCapsEntity.ENTITY_TYPE_KEY,
                             context -> PrincipalCapsEntity.create(
-                                    context.getShard(), caps.perPrincipal(), Clock.systemUTC()))
+                                    context.getShard(), callCaps.perPrincipal, Clock.systemUTC()))
                     .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
         }
-        return new CallCaps(caps, sharding, settings, tasks, DiskWatermark.get(system));
+        return callCaps;
     }
 
     /**
@@ -122,16 +101,16 @@ public final class CallCaps {
      * questions, or answers) take more than {@code max-call-bytes}; empty when it fits.
      */
     Optional<ErrorObject> oversizedCall(Object... parts) {
-        return oversized("call-bytes", caps.maxCallBytes(), "A durable call", parts);
+        return oversized("call-bytes", quotas.maxCallBytes(), "A durable call", parts);
     }
 
     /** The refusal of a session whose capabilities and clientInfo take more than {@code max-session-bytes}. */
     Optional<ErrorObject> oversizedSession(Object... parts) {
-        return oversized("session-bytes", caps.maxSessionBytes(), "A session", parts);
+        return oversized("session-bytes", quotas.maxSessionBytes(), "A session", parts);
     }
 
     private Optional<ErrorObject> oversized(String limit, long max, String what, Object... parts) {
-        if (!caps.enabled() || max <= 0) {
+        if (!quotas.enabled() || max <= 0) {
             return Optional.empty();
         }
         long size = 0;
@@ -152,11 +131,11 @@ public final class CallCaps {
      * else the error to answer. An unreachable caps entity admits (a limit must not take the server down).
      */
     CompletionStage<Optional<ErrorObject>> take(String principal, Kind kind, String id) {
-        if (!caps.enabled()) {
+        if (!quotas.enabled()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
         if (disk.low()) {
-            long retryAfter = Math.max(1, caps.diskRetryAfter().toSeconds());
+            long retryAfter = Math.max(1, quotas.disk().retryAfter().toSeconds());
             return CompletableFuture.completedFuture(Optional.of(new ErrorObject(
                     NODE_FULL,
                     "The server is low on disk space; retry later",
@@ -202,7 +181,7 @@ public final class CallCaps {
      */
     BiConsumer<McpReply.Final, Throwable> afterRound(String principal, String callId) {
         return (reply, failure) -> {
-            if (!caps.enabled()) {
+            if (!quotas.enabled()) {
                 return;
             }
             if (reply instanceof McpReply.InputRequired) {
@@ -220,7 +199,7 @@ public final class CallCaps {
     }
 
     void release(String principal, Kind kind, String id) {
-        if (!caps.enabled()) {
+        if (!quotas.enabled()) {
             return;
         }
         node.release(kind, id);
@@ -263,7 +242,7 @@ public final class CallCaps {
     }
 
     private long retryAfterSeconds() {
-        return Math.max(1, caps.retryAfter().toSeconds());
+        return Math.max(1, quotas.retryAfter().toSeconds());
     }
 
     /** The limit's name in a refusal's {@code data}, as its key under {@code parley.quotas.per-principal}. */
@@ -288,13 +267,13 @@ public final class CallCaps {
         Duration lease = switch (kind) {
             case WAITING_CALL -> settings.requestStateLifetime();
             case OPEN_TASK -> settings.tasks().ttl();
-            case SESSION -> caps.sessionLease();
+            case SESSION -> quotas.sessionLease();
         };
         return clock.millis() + lease.toMillis();
     }
 
     private int max(Kind kind) {
-        return caps.perPrincipal().get(kind);
+        return perPrincipal.get(kind);
     }
 
     private EntityRef<PrincipalCapsEntity.Command> entity(String principal) {

@@ -39,11 +39,12 @@ public final class CallHistoryRoutes extends AllDirectives implements Management
 
     public CallHistoryRoutes(ExtendedActorSystem system) {
         this.system = system;
+        // pekko-management creates this from the actor system alone: the settings are read here, once.
         Config config = system.settings().config();
+        ManagementSettings management = ManagementSettings.from(config);
         this.access = ConsoleAccess.from(config);
-        this.hosts = ManagementHosts.from(config);
-        this.enabled =
-                config.getBoolean("parley.management.call-history") && access.access() != ConsoleSettings.Access.OFF;
+        this.hosts = ManagementHosts.from(management);
+        this.enabled = management.callHistory() && access.access() != ConsoleSettings.Access.OFF;
     }
 
     @Override

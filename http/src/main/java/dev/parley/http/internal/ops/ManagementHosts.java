@@ -3,7 +3,6 @@ package dev.parley.http.internal.ops;
 import com.typesafe.config.Config;
 import dev.parley.http.internal.console.ConsoleApi.Problem;
 import dev.parley.runtime.Json;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -30,10 +29,13 @@ public final class ManagementHosts extends AllDirectives {
         this.allowed = allowed;
     }
 
+    /** The rule for {@code config}'s {@code parley.management.allowed-hosts}. */
     public static ManagementHosts from(Config config) {
-        List<String> hosts = config.getStringList("parley.management.allowed-hosts");
-        return new ManagementHosts(Set.copyOf(
-                hosts.stream().map(host -> host.toLowerCase(Locale.ROOT)).toList()));
+        return from(ManagementSettings.from(config));
+    }
+
+    static ManagementHosts from(ManagementSettings settings) {
+        return new ManagementHosts(settings.allowedHosts());
     }
 
     /** {@code inner} for a request whose Host is allowed; 403 with the reason for any other. */

@@ -7,10 +7,8 @@ import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
 import dev.parley.http.McpHttpServer;
 import dev.parley.persistence.JournalDatabase;
-import dev.parley.runtime.internal.state.RequestStateKey;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.junit.jupiter.api.Test;
@@ -18,8 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code GET /ready}: before start-up completes, during normal work, while the journal is unreachable. */
 class ReadinessTest {
-    private static final Config MANAGEMENT_ON_FREE_PORT = ConfigFactory.parseString("parley.management.port = 0")
-            .withFallback(ConfigFactory.parseResources("parley-http.conf"));
+    private static final Config MANAGEMENT_ON_FREE_PORT = ConfigFactory.parseString("parley.management.port = 0");
 
     @TempDir
     Path data;
@@ -27,12 +24,11 @@ class ReadinessTest {
     /** McpHttpServer starts management before it binds the MCP port; in between, /ready says no. */
     @Test
     void aNodeWithoutItsMcpEndpointIsAliveButNotReady() throws Exception {
-        ParleyNode node = ParleyNode.start(
-                "parley",
-                MANAGEMENT_ON_FREE_PORT,
-                new JournalDatabase.H2File(data),
-                OperationsEndpointTest.definition(),
-                List.of(RequestStateKey.loadOrCreate(data.resolve("key"))));
+        ParleyNode node = ParleyNode.builder(OperationsEndpointTest.definition())
+                .config(MANAGEMENT_ON_FREE_PORT)
+                .journal(new JournalDatabase.H2File(data))
+                .stateKeyFile(data.resolve("key"))
+                .start();
         try {
             int port = PekkoManagement.get(node.system().classicSystem())
                     .start()

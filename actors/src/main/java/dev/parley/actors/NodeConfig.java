@@ -1,0 +1,63 @@
+package dev.parley.actors;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.parley.persistence.JournalDatabase;
+import java.util.List;
+
+/**
+ * The one place that layers the configuration a node runs with. Strongest first:
+ *
+ * <ol>
+ *   <li>system properties ({@code -Dparley.http.port=9090});
+ *   <li>the journal database's connection ({@link JournalDatabase#config()});
+ *   <li>the application's settings: {@code application.conf}, a profile, a test's overrides
+ *       (without reference.conf);
+ *   <li>the journal database's defaults ({@link JournalDatabase#defaults()});
+ *   <li>Parley's settings for the libraries it runs on, each in the module that needs them:
+ *       {@code parley-http.conf} (pekko-http, pekko-management and the {@code parley.management},
+ *       {@code parley.lifecycle} and {@code parley.tracing} keys that feed them; only when the http
+ *       module is on the class path), {@code parley-node.conf} (Pekko) and
+ *       {@code parley-persistence.conf} (pekko-persistence-jdbc);
+ *   <li>every library's {@code reference.conf}, with each Parley module's own {@code parley.*}
+ *       defaults.
+ * </ol>
+ *
+ * The library layers are not reference.conf files because a library's reference.conf cannot
+ * override another library's defaults reliably once jars are merged.
+ */
+public final class NodeConfig {
+    /** The library layers, strongest first; a missing one (its module not on the class path) is empty. */
+    private static final List<String> LIBRARY_LAYERS =
+            List.of("parley-http.conf", "parley-node.conf", "parley-persistence.conf");
+
+    private NodeConfig() {}
+
+    /**
+     * The configuration a node runs with on {@code database}, resolved.
+     *
+     * @param application the application's settings, without reference.conf
+     */
+    public static Config load(Config application, JournalDatabase database) {
+        return ConfigFactory.load(database.config()
+                .withFallback(application)
+                .withFallback(database.defaults())
+                .withFallback(libraryLayers()));
+    }
+
+    /**
+     * The same layers without a journal database's, resolved: enough to choose the database
+     * ({@link JournalDatabase#fromConfig}) before the node starts.
+     */
+    public static Config load(Config application) {
+        return ConfigFactory.load(application.withFallback(libraryLayers()));
+    }
+
+    private static Config libraryLayers() {
+        Config layers = ConfigFactory.empty();
+        for (String resource : LIBRARY_LAYERS) {
+            layers = layers.withFallback(ConfigFactory.parseResources(resource));
+        }
+        return layers;
+    }
+}
