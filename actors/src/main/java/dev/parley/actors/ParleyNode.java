@@ -28,8 +28,8 @@ import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.internal.engine.AskedQuestion;
 import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
-import dev.parley.runtime.internal.state.RequestStateCodec;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import dev.parley.runtime.internal.state.SealedPointers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -206,7 +206,7 @@ public final class ParleyNode implements AutoCloseable {
         ClusterMembershipLog.start(system);
         ClusterSharding sharding = ClusterSharding.get(system);
         ToolCallEntity.init(system, server, engine, toolExecutor, settings.stepTimeout());
-        RequestStateCodec codec = new RequestStateCodec(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
+        SealedPointers codec = new SealedPointers(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
         ServerNotifications notifications = ServerNotifications.start(system, server);
         TaskRequests tasks = new TaskRequests(
                 JournalAvailability.get(system),

@@ -2,9 +2,9 @@ package dev.parley.benchmarks.jmh;
 
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
-import dev.parley.runtime.internal.state.RequestStateBinding;
-import dev.parley.runtime.internal.state.RequestStateCodec;
+import dev.parley.runtime.internal.state.PointerBinding;
 import dev.parley.runtime.internal.state.RequestStateKey;
+import dev.parley.runtime.internal.state.SealedPointers;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -23,14 +23,14 @@ import org.openjdk.jmh.annotations.State;
 public class RequestStateBenchmark extends ParleyBenchmark {
     private final com.fasterxml.jackson.databind.node.ObjectNode arguments =
             BenchTools.object(BenchTools.INVOICE_ARGUMENTS);
-    private RequestStateCodec codec;
-    private RequestStateBinding binding;
+    private SealedPointers codec;
+    private PointerBinding binding;
     private String callId;
     private String sealed;
 
     @Setup
     public void setUp() {
-        codec = new RequestStateCodec(List.of(RequestStateKey.generate()), Duration.ofMinutes(30), Clock.systemUTC());
+        codec = new SealedPointers(List.of(RequestStateKey.generate()), Duration.ofMinutes(30), Clock.systemUTC());
         binding = bindingDigest();
         callId = UUID.randomUUID().toString();
         sealed = codec.seal(callId, 1, binding);
@@ -42,12 +42,13 @@ public class RequestStateBenchmark extends ParleyBenchmark {
     }
 
     @Benchmark
-    public RequestStateCodec.Opened open() throws InvalidRequestStateException {
+    public SealedPointers.Opened open() throws InvalidRequestStateException {
         return codec.open(sealed, binding);
     }
 
     @Benchmark
-    public RequestStateBinding bindingDigest() {
-        return new RequestStateBinding(BenchTools.PRINCIPAL, "tools/call", "create_invoice", Json.digest(arguments));
+    public PointerBinding bindingDigest() {
+        return PointerBinding.requestState(
+                BenchTools.PRINCIPAL, "tools/call", "create_invoice", Json.digest(arguments));
     }
 }

@@ -22,8 +22,8 @@ import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.engine.StepJournal;
 import dev.parley.runtime.internal.logging.RateLimitedLog;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
-import dev.parley.runtime.internal.state.RequestStateBinding;
-import dev.parley.runtime.internal.state.RequestStateCodec;
+import dev.parley.runtime.internal.state.PointerBinding;
+import dev.parley.runtime.internal.state.SealedPointers;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
@@ -57,7 +57,7 @@ final class DurableCalls {
     private final ActorSystem<?> system;
     private final McpServerDefinition server;
     private final ReplayEngine engine;
-    private final RequestStateCodec stateCodec;
+    private final SealedPointers stateCodec;
     private final ClusterSharding sharding;
     private final ParleySettings settings;
     private final CachePolicy cachePolicy;
@@ -68,7 +68,7 @@ final class DurableCalls {
             ActorSystem<?> system,
             McpServerDefinition server,
             ReplayEngine engine,
-            RequestStateCodec stateCodec,
+            SealedPointers stateCodec,
             ClusterSharding sharding,
             ParleySettings settings,
             CachePolicy cachePolicy,
@@ -165,8 +165,8 @@ final class DurableCalls {
     }
 
     /** What a requestState is bound to; the arguments' digest is only needed once a call asks. */
-    private static RequestStateBinding binding(McpRequest request, Call call) {
-        return new RequestStateBinding(
+    private static PointerBinding binding(McpRequest request, Call call) {
+        return PointerBinding.requestState(
                 request.principal(), request.method(), call.name(), Json.digest(call.arguments()));
     }
 
@@ -233,17 +233,17 @@ final class DurableCalls {
 
     private CompletionStage<McpReply.Final> retry(
             McpRequest request, RunEnvironment environment, Call call, String requestState, ObjectNode inputResponses) {
-        RequestStateBinding binding = binding(request, call);
-        RequestStateCodec.Opened opened;
+        PointerBinding binding = binding(request, call);
+        SealedPointers.Opened opened;
         try {
             opened = stateCodec.open(requestState, binding);
         } catch (InvalidRequestStateException e) {
             refusedStates.log("refused requestState for {} {}: {}", request.method(), call.name(), e.getMessage());
             return done(McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE));
         }
-        return submitAnswers(request, environment, opened.callId(), opened.round(), inputResponses)
-                .thenCompose(reply -> roundEnded(request, opened.callId(), call, binding, reply))
-                .whenComplete(caps.afterRound(request.quotaPrincipal(), opened.callId()));
+        return submitAnswers(request, environment, opened.pointer(), opened.round(), inputResponses)
+                .thenCompose(reply -> roundEnded(request, opened.pointer(), call, binding, reply))
+                .whenComplete(caps.afterRound(request.quotaPrincipal(), opened.pointer()));
     }
 
     private CompletionStage<ToolCallEntity.Reply> submitAnswers(
@@ -270,7 +270,7 @@ final class DurableCalls {
 
     /** What the entity answered a round with, as a reply; a hand-over answers with the task's handle. */
     private CompletionStage<McpReply.Final> roundEnded(
-            McpRequest request, String callId, Call call, RequestStateBinding binding, ToolCallEntity.Reply reply) {
+            McpRequest request, String callId, Call call, PointerBinding binding, ToolCallEntity.Reply reply) {
         if (reply instanceof ToolCallEntity.HandedOver handedOver) {
             return handOver.fromRetry(request, call.name(), call.arguments(), handedOver);
         }

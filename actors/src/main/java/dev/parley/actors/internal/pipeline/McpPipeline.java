@@ -11,7 +11,7 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
-import dev.parley.runtime.internal.state.RequestStateCodec;
+import dev.parley.runtime.internal.state.SealedPointers;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.JsonRpc.Notification;
@@ -63,7 +63,7 @@ public final class McpPipeline {
             ActorSystem<?> system,
             McpServerDefinition server,
             ReplayEngine engine,
-            RequestStateCodec stateCodec,
+            SealedPointers stateCodec,
             ClusterSharding sharding,
             ParleySettings settings,
             ServerNotifications notifications,

@@ -9,8 +9,8 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
-import dev.parley.runtime.internal.state.RequestStateBinding;
-import dev.parley.runtime.internal.state.RequestStateCodec;
+import dev.parley.runtime.internal.state.PointerBinding;
+import dev.parley.runtime.internal.state.SealedPointers;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import java.time.Duration;
@@ -40,17 +40,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class ServerRequestBridge {
     private static final Logger log = LoggerFactory.getLogger(ServerRequestBridge.class);
-    private static final String ANSWER_BINDING = "server-request";
 
     private final ActorSystem<?> system;
-    private final RequestStateCodec stateCodec;
+    private final SealedPointers stateCodec;
     private final ClusterSharding sharding;
     private final ParleySettings settings;
     private final dev.parley.actors.internal.journal.JournalAvailability journal;
 
     ServerRequestBridge(
             ActorSystem<?> system,
-            RequestStateCodec stateCodec,
+            SealedPointers stateCodec,
             ClusterSharding sharding,
             ParleySettings settings,
             dev.parley.actors.internal.journal.JournalAvailability journal) {
@@ -265,15 +264,15 @@ public final class ServerRequestBridge {
         }
         String key = text.substring(0, dot);
         try {
-            RequestStateCodec.Opened opened = stateCodec.open(text.substring(dot + 1), binding(principal, key));
-            return new Target(opened.callId(), key);
+            SealedPointers.Opened opened = stateCodec.open(text.substring(dot + 1), binding(principal, key));
+            return new Target(opened.pointer(), key);
         } catch (InvalidRequestStateException e) {
             log.info("ignored a response to an unknown server request: {}", e.getMessage());
             return null;
         }
     }
 
-    private static RequestStateBinding binding(String principal, String key) {
-        return new RequestStateBinding(principal, ANSWER_BINDING, key, "");
+    private static PointerBinding binding(String principal, String key) {
+        return PointerBinding.serverRequestId(principal, key);
     }
 }

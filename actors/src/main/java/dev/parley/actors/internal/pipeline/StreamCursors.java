@@ -3,8 +3,8 @@ package dev.parley.actors.internal.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.state.InvalidRequestStateException;
-import dev.parley.runtime.internal.state.RequestStateBinding;
-import dev.parley.runtime.internal.state.RequestStateCodec;
+import dev.parley.runtime.internal.state.PointerBinding;
+import dev.parley.runtime.internal.state.SealedPointers;
 
 /**
  * SSE event ids of a 2025-11-25 call stream. An id is a cursor: the call's id, the round, how far
@@ -21,14 +21,13 @@ import dev.parley.runtime.internal.state.RequestStateCodec;
 public final class StreamCursors {
     public static final int ROUND_START = 0;
     public static final int RESPONSE = Integer.MAX_VALUE;
-    private static final String PURPOSE = "sse-event";
 
     /** Where a stream is: after {@code position} events of {@code round} of call {@code callId}. */
     public record Cursor(String callId, int round, int position, JsonNode requestId) {}
 
-    private final RequestStateCodec codec;
+    private final SealedPointers codec;
 
-    StreamCursors(RequestStateCodec codec) {
+    StreamCursors(SealedPointers codec) {
         this.codec = codec;
     }
 
@@ -48,8 +47,8 @@ public final class StreamCursors {
 
     /** Opens a {@code Last-Event-ID}; refused when forged, expired, or of another principal or session. */
     public Cursor open(String eventId, String principal, String sessionId) throws InvalidRequestStateException {
-        RequestStateCodec.Opened opened = codec.open(eventId, binding(principal, sessionId));
-        String[] parts = opened.callId().split(" ", 4);
+        SealedPointers.Opened opened = codec.open(eventId, binding(principal, sessionId));
+        String[] parts = opened.pointer().split(" ", 4);
         if (parts.length != 4) {
             throw new InvalidRequestStateException("not a stream event id");
         }
@@ -60,7 +59,7 @@ public final class StreamCursors {
         }
     }
 
-    private static RequestStateBinding binding(String principal, String sessionId) {
-        return new RequestStateBinding(principal, PURPOSE, sessionId, "");
+    private static PointerBinding binding(String principal, String sessionId) {
+        return PointerBinding.streamEventId(principal, sessionId);
     }
 }

@@ -57,14 +57,14 @@ class RequestStateKeyTest {
     void aStateSealedBeforeARestartOpensAfterIt() throws Exception {
         Path file = dataDirectory.resolve("request-state.key");
         MutableClock clock = new MutableClock(Instant.parse("2026-07-28T09:00:00Z"));
-        RequestStateBinding binding = new RequestStateBinding("alice", "tools/call", "create_invoice", "digest");
-        String token = new RequestStateCodec(List.of(RequestStateKey.loadOrCreate(file)), Duration.ofMinutes(5), clock)
+        PointerBinding binding = new PointerBinding("alice", "tools/call", "create_invoice", "digest");
+        String token = new SealedPointers(List.of(RequestStateKey.loadOrCreate(file)), Duration.ofMinutes(5), clock)
                 .seal("call-9", 1, binding);
 
-        RequestStateCodec afterRestart =
-                new RequestStateCodec(List.of(RequestStateKey.loadOrCreate(file)), Duration.ofMinutes(5), clock);
+        SealedPointers afterRestart =
+                new SealedPointers(List.of(RequestStateKey.loadOrCreate(file)), Duration.ofMinutes(5), clock);
 
-        assertEquals("call-9", afterRestart.open(token, binding).callId());
+        assertEquals("call-9", afterRestart.open(token, binding).pointer());
     }
 
     @Test

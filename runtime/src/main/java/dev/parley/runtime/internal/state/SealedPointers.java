@@ -21,14 +21,18 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Seals and opens {@code requestState}: a pointer to a durable call, not a payload.
+ * Seals and opens pointers into durable calls: opaque, authenticated, expiring tokens that hold
+ * a short pointer (a call's id, or a stream cursor naming one) and a round, never a payload. Three
+ * things are sealed this way, each with its own {@link PointerBinding}: a {@code requestState}, a
+ * 2025-11-25 server→client request's id, and a 2025-11-25 call stream's event id.
  *
- * <p>Layout (then base64url, no padding): {@code version(1) | keyId | callId | round(int) |
+ * <p>Layout (then base64url, no padding): {@code version(1) | keyId | pointer | round(int) |
  * expiresAt(long, epoch s) | binding digest(32) | HMAC-SHA256(32)} over everything before the
- * MAC. The binding digest covers principal, method, name and the arguments' digest. The first
- * key seals; every key opens, so keys rotate by putting a new one first.
+ * MAC. The binding digest covers the binding's principal, purpose, scope and arguments' digest.
+ * The first key ({@code parley.request-state.keys}) seals; every key opens, so keys rotate by
+ * putting a new one first.
  */
-public final class RequestStateCodec {
+public final class SealedPointers {
     private static final byte VERSION = 1;
     private static final int MAC_LENGTH = 32;
     /** States longer than this are refused before any decoding work. */
@@ -39,10 +43,10 @@ public final class RequestStateCodec {
     private final Duration lifetime;
     private final Clock clock;
 
-    /** What an opened state points to. */
-    public record Opened(String callId, int round) {}
+    /** What an opened token points to: the pointer that was sealed, and its round. */
+    public record Opened(String pointer, int round) {}
 
-    public RequestStateCodec(List<RequestStateKey> keys, Duration lifetime, Clock clock) {
+    public SealedPointers(List<RequestStateKey> keys, Duration lifetime, Clock clock) {
         if (keys.isEmpty()) {
             throw new IllegalArgumentException("at least one requestState key is needed");
         }
@@ -56,13 +60,13 @@ public final class RequestStateCodec {
         this.clock = clock;
     }
 
-    public String seal(String callId, int round, RequestStateBinding binding) {
+    public String seal(String pointer, int round, PointerBinding binding) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeByte(VERSION);
             out.writeUTF(sealingKey.id());
-            out.writeUTF(callId);
+            out.writeUTF(pointer);
             out.writeInt(round);
             out.writeLong(clock.instant().plus(lifetime).getEpochSecond());
             out.write(bindingDigest(binding));
@@ -83,7 +87,7 @@ public final class RequestStateCodec {
     }
 
     /** Verifies MAC, expiry and binding; any failure is an {@link InvalidRequestStateException}. */
-    public Opened open(String token, RequestStateBinding binding) throws InvalidRequestStateException {
+    public Opened open(String token, PointerBinding binding) throws InvalidRequestStateException {
         if (token == null || token.isEmpty() || token.length() > MAX_TOKEN_LENGTH) {
             throw new InvalidRequestStateException("missing or oversized requestState");
         }
@@ -114,7 +118,7 @@ public final class RequestStateCodec {
             if (!MessageDigest.isEqual(mac(key, payload), presentedMac)) {
                 throw new InvalidRequestStateException("requestState MAC does not verify");
             }
-            String callId = in.readUTF();
+            String pointer = in.readUTF();
             int round = in.readInt();
             long expiresAt = in.readLong();
             byte[] boundTo = in.readNBytes(32);
@@ -128,15 +132,15 @@ public final class RequestStateCodec {
                 throw new InvalidRequestStateException(
                         "requestState presented for another principal, method, name or arguments");
             }
-            return new Opened(callId, round);
+            return new Opened(pointer, round);
         } catch (IOException e) {
             throw new InvalidRequestStateException("truncated requestState");
         }
     }
 
-    private static byte[] bindingDigest(RequestStateBinding binding) {
-        String joined =
-                String.join("\u0000", binding.principal(), binding.method(), binding.name(), binding.argumentsDigest());
+    private static byte[] bindingDigest(PointerBinding binding) {
+        String joined = String.join(
+                "\u0000", binding.principal(), binding.purpose(), binding.scope(), binding.argumentsDigest());
         return Json.sha256(joined.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -14,16 +14,16 @@ import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class RequestStateCodecTest {
+class SealedPointersTest {
     private static final String BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     private static final Duration LIFETIME = Duration.ofMinutes(10);
     private static final RequestStateKey OLD_KEY = key("k1", 1);
     private static final RequestStateKey NEW_KEY = key("k2", 2);
-    private static final RequestStateBinding BINDING = new RequestStateBinding(
+    private static final PointerBinding BINDING = new PointerBinding(
             "alice", "tools/call", "schedule_release", Json.digest(Json.parse("{\"service\":\"billing\"}")));
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-07-28T09:00:00Z"));
-    private final RequestStateCodec codec = new RequestStateCodec(List.of(OLD_KEY), LIFETIME, clock);
+    private final SealedPointers codec = new SealedPointers(List.of(OLD_KEY), LIFETIME, clock);
 
     private static RequestStateKey key(String id, int fill) {
         byte[] secret = new byte[32];
@@ -31,7 +31,7 @@ class RequestStateCodecTest {
         return new RequestStateKey(id, secret);
     }
 
-    private void assertRejected(RequestStateCodec codec, String token, RequestStateBinding binding) {
+    private void assertRejected(SealedPointers codec, String token, PointerBinding binding) {
         assertThrows(InvalidRequestStateException.class, () -> codec.open(token, binding), () -> "opened: " + token);
     }
 
@@ -39,9 +39,9 @@ class RequestStateCodecTest {
     void aSealedStateOpensToTheCallAndRoundItPointsTo() throws Exception {
         String token = codec.seal("call-1", 3, BINDING);
 
-        RequestStateCodec.Opened opened = codec.open(token, BINDING);
+        SealedPointers.Opened opened = codec.open(token, BINDING);
 
-        assertEquals(new RequestStateCodec.Opened("call-1", 3), opened);
+        assertEquals(new SealedPointers.Opened("call-1", 3), opened);
     }
 
     @Test
@@ -49,7 +49,7 @@ class RequestStateCodecTest {
         String token = codec.seal("0f8fad5b-d9cb-469f-a165-70867728950e", 12, BINDING);
 
         assertTrue(token.matches("[A-Za-z0-9_-]+"), token);
-        assertTrue(token.length() <= RequestStateCodec.MAX_TOKEN_LENGTH);
+        assertTrue(token.length() <= SealedPointers.MAX_TOKEN_LENGTH);
     }
 
     @Test
@@ -109,7 +109,7 @@ class RequestStateCodecTest {
 
     @Test
     void aStateSealedByAnotherServerWithTheSameKeyIdButAnotherSecretIsRejected() {
-        RequestStateCodec impostor = new RequestStateCodec(List.of(key("k1", 9)), LIFETIME, clock);
+        SealedPointers impostor = new SealedPointers(List.of(key("k1", 9)), LIFETIME, clock);
 
         assertRejected(codec, impostor.seal("call-1", 1, BINDING), BINDING);
     }
@@ -119,7 +119,7 @@ class RequestStateCodecTest {
         String token = codec.seal("call-1", 1, BINDING);
 
         clock.advance(LIFETIME);
-        assertEquals("call-1", codec.open(token, BINDING).callId());
+        assertEquals("call-1", codec.open(token, BINDING).pointer());
 
         clock.advance(Duration.ofSeconds(1));
         assertRejected(codec, token, BINDING);
@@ -130,7 +130,7 @@ class RequestStateCodecTest {
         String token = codec.seal("call-1", 1, BINDING);
         clock.advance(Duration.ofHours(1));
 
-        assertRejected(new RequestStateCodec(List.of(OLD_KEY), Duration.ofDays(1), clock), token, BINDING);
+        assertRejected(new SealedPointers(List.of(OLD_KEY), Duration.ofDays(1), clock), token, BINDING);
     }
 
     @Test
@@ -140,7 +140,7 @@ class RequestStateCodecTest {
         assertRejected(
                 codec,
                 token,
-                new RequestStateBinding("mallory", BINDING.method(), BINDING.name(), BINDING.argumentsDigest()));
+                new PointerBinding("mallory", BINDING.purpose(), BINDING.scope(), BINDING.argumentsDigest()));
     }
 
     @Test
@@ -150,7 +150,7 @@ class RequestStateCodecTest {
         assertRejected(
                 codec,
                 token,
-                new RequestStateBinding(BINDING.principal(), "prompts/get", BINDING.name(), BINDING.argumentsDigest()));
+                new PointerBinding(BINDING.principal(), "prompts/get", BINDING.scope(), BINDING.argumentsDigest()));
     }
 
     @Test
@@ -160,8 +160,7 @@ class RequestStateCodecTest {
         assertRejected(
                 codec,
                 token,
-                new RequestStateBinding(
-                        BINDING.principal(), BINDING.method(), "book_venue", BINDING.argumentsDigest()));
+                new PointerBinding(BINDING.principal(), BINDING.purpose(), "book_venue", BINDING.argumentsDigest()));
     }
 
     @Test
@@ -171,10 +170,10 @@ class RequestStateCodecTest {
         assertRejected(
                 codec,
                 token,
-                new RequestStateBinding(
+                new PointerBinding(
                         BINDING.principal(),
-                        BINDING.method(),
-                        BINDING.name(),
+                        BINDING.purpose(),
+                        BINDING.scope(),
                         Json.digest(Json.parse("{\"service\":\"payments\"}"))));
     }
 
@@ -183,66 +182,66 @@ class RequestStateCodecTest {
         String token = codec.seal(
                 "call-1",
                 1,
-                new RequestStateBinding(
+                new PointerBinding(
                         "alice",
                         "tools/call",
                         "book_venue",
                         Json.digest(Json.parse("{\"date\":\"2026-08-01\",\"guests\":40}"))));
 
-        RequestStateCodec.Opened opened = codec.open(
+        SealedPointers.Opened opened = codec.open(
                 token,
-                new RequestStateBinding(
+                new PointerBinding(
                         "alice",
                         "tools/call",
                         "book_venue",
                         Json.digest(Json.parse("{ \"guests\": 40, \"date\": \"2026-08-01\" }"))));
 
-        assertEquals("call-1", opened.callId());
+        assertEquals("call-1", opened.pointer());
     }
 
     @Test
     void bindingFieldsCannotBeShiftedIntoEachOther() {
-        String token = codec.seal("call-1", 1, new RequestStateBinding("alice", "tools/call", "ab", "cd"));
+        String token = codec.seal("call-1", 1, new PointerBinding("alice", "tools/call", "ab", "cd"));
 
-        assertRejected(codec, token, new RequestStateBinding("alice", "tools/call", "a", "bcd"));
-        assertRejected(codec, token, new RequestStateBinding("alice", "tools/call", "abc", "d"));
+        assertRejected(codec, token, new PointerBinding("alice", "tools/call", "a", "bcd"));
+        assertRejected(codec, token, new PointerBinding("alice", "tools/call", "abc", "d"));
     }
 
     @Test
     void aStateSealedWithTheOldKeyStillOpensAfterTheKeyRotates() throws Exception {
         String sealedBeforeRotation = codec.seal("call-1", 2, BINDING);
-        RequestStateCodec rotated = new RequestStateCodec(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
+        SealedPointers rotated = new SealedPointers(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
 
-        assertEquals(new RequestStateCodec.Opened("call-1", 2), rotated.open(sealedBeforeRotation, BINDING));
+        assertEquals(new SealedPointers.Opened("call-1", 2), rotated.open(sealedBeforeRotation, BINDING));
     }
 
     @Test
     void aRotatedCodecSealsWithItsFirstKey() throws Exception {
-        RequestStateCodec rotated = new RequestStateCodec(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
+        SealedPointers rotated = new SealedPointers(List.of(NEW_KEY, OLD_KEY), LIFETIME, clock);
         String sealedAfterRotation = rotated.seal("call-2", 1, BINDING);
 
         assertRejected(codec, sealedAfterRotation, BINDING);
-        RequestStateCodec newKeyOnly = new RequestStateCodec(List.of(NEW_KEY), LIFETIME, clock);
-        assertEquals("call-2", newKeyOnly.open(sealedAfterRotation, BINDING).callId());
+        SealedPointers newKeyOnly = new SealedPointers(List.of(NEW_KEY), LIFETIME, clock);
+        assertEquals("call-2", newKeyOnly.open(sealedAfterRotation, BINDING).pointer());
     }
 
     @Test
     void aCodecThatDroppedTheOldKeyRejectsStatesSealedWithIt() {
         String sealedWithOldKey = codec.seal("call-1", 1, BINDING);
 
-        assertRejected(new RequestStateCodec(List.of(NEW_KEY), LIFETIME, clock), sealedWithOldKey, BINDING);
+        assertRejected(new SealedPointers(List.of(NEW_KEY), LIFETIME, clock), sealedWithOldKey, BINDING);
     }
 
     @Test
     void aStateNamingAnUnknownKeyIdIsRejected() {
-        RequestStateCodec other = new RequestStateCodec(List.of(key("elsewhere", 1)), LIFETIME, clock);
+        SealedPointers other = new SealedPointers(List.of(key("elsewhere", 1)), LIFETIME, clock);
 
         assertRejected(codec, other.seal("call-1", 1, BINDING), BINDING);
     }
 
     @Test
     void missingEmptyOversizedAndGarbageStatesAreRejected() {
-        String oversized = "A".repeat(RequestStateCodec.MAX_TOKEN_LENGTH + 1);
+        String oversized = "A".repeat(SealedPointers.MAX_TOKEN_LENGTH + 1);
         for (String token : new String[] {
             null,
             "",
@@ -281,31 +280,51 @@ class RequestStateCodecTest {
 
     @Test
     void aCodecNeedsAtLeastOneKeyAndDistinctKeyIds() {
-        assertThrows(IllegalArgumentException.class, () -> new RequestStateCodec(List.of(), LIFETIME, clock));
+        assertThrows(IllegalArgumentException.class, () -> new SealedPointers(List.of(), LIFETIME, clock));
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new RequestStateCodec(List.of(OLD_KEY, key("k1", 5)), LIFETIME, clock));
+                () -> new SealedPointers(List.of(OLD_KEY, key("k1", 5)), LIFETIME, clock));
     }
 
     @Test
     void aBindingNeedsEveryField() {
-        assertThrows(NullPointerException.class, () -> new RequestStateBinding(null, "tools/call", "t", "d"));
-        assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", null, "t", "d"));
-        assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", "tools/call", null, "d"));
-        assertThrows(NullPointerException.class, () -> new RequestStateBinding("p", "tools/call", "t", null));
+        assertThrows(NullPointerException.class, () -> new PointerBinding(null, "tools/call", "t", "d"));
+        assertThrows(NullPointerException.class, () -> new PointerBinding("p", null, "t", "d"));
+        assertThrows(NullPointerException.class, () -> new PointerBinding("p", "tools/call", null, "d"));
+        assertThrows(NullPointerException.class, () -> new PointerBinding("p", "tools/call", "t", null));
     }
 
     @Test
     void aStateForANonAsciiCallIdRoundTrips() throws Exception {
         String callId = "appel-\u00e9t\u00e9-\uD83D\uDE80";
 
-        assertEquals(callId, codec.open(codec.seal(callId, 1, BINDING), BINDING).callId());
+        assertEquals(callId, codec.open(codec.seal(callId, 1, BINDING), BINDING).pointer());
     }
 
     @Test
     void aCallIdTooLongForAStateThatCouldBeOpenedIsRefusedWhenSealing() {
         assertThrows(
                 IllegalArgumentException.class,
-                () -> codec.seal("c".repeat(RequestStateCodec.MAX_TOKEN_LENGTH), 1, BINDING));
+                () -> codec.seal("c".repeat(SealedPointers.MAX_TOKEN_LENGTH), 1, BINDING));
+    }
+
+    @Test
+    void aPointerOpensOnlyForThePurposeItWasSealedFor() throws Exception {
+        String serverRequestId = codec.seal("call-1", 2, PointerBinding.serverRequestId("alice", "s1"));
+
+        assertEquals(
+                new SealedPointers.Opened("call-1", 2),
+                codec.open(serverRequestId, PointerBinding.serverRequestId("alice", "s1")));
+        assertRejected(codec, serverRequestId, PointerBinding.streamEventId("alice", "s1"));
+        assertRejected(codec, serverRequestId, PointerBinding.requestState("alice", "server-request", "s1", "x"));
+    }
+
+    /** Tokens in clients' hands outlive a release: this one was sealed by the build before the rename to SealedPointers. */
+    @Test
+    void theTokenFormatIsPinned() throws Exception {
+        String sealedEarlier =
+                "AQACazEABmNhbGwtMQAAAAMAAAAAamhx6MtrMhDKq-jF0GlUgH4TWpx2lN5smWFA3b5GOHUrwCyExS7tWgu_K8GbnTX17xOulkYuuRX3wxq_n5aMGLUB0Xo";
+
+        assertEquals(new SealedPointers.Opened("call-1", 3), codec.open(sealedEarlier, BINDING));
     }
 }
