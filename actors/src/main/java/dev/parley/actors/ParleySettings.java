@@ -1,7 +1,6 @@
 package dev.parley.actors;
 
 import com.typesafe.config.Config;
-import dev.parley.actors.internal.TaskEntity;
 import java.time.Duration;
 
 /**
@@ -27,7 +26,7 @@ public record ParleySettings(
         String listCacheScope,
         Duration retentionAfter,
         Duration retentionInterval,
-        TaskEntity.TaskSettings tasks,
+        TaskSettings tasks,
         Duration taskRetention,
         Duration taskResumeInterval,
         boolean showFailureDetails,
@@ -63,7 +62,7 @@ public record ParleySettings(
                 parley.getString("lists.cache-scope"),
                 parley.getDuration("retention.after"),
                 parley.getDuration("retention.interval"),
-                new TaskEntity.TaskSettings(
+                new TaskSettings(
                         parley.getDuration("tasks.ttl"),
                         parley.getDuration("tasks.poll-interval"),
                         parley.getDuration("tasks.idle-timeout"),

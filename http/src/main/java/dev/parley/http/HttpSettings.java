@@ -1,7 +1,7 @@
 package dev.parley.http;
 
 import com.typesafe.config.Config;
-import dev.parley.runtime.internal.wire.RequestLimits;
+import dev.parley.runtime.RequestLimits;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

@@ -22,7 +22,7 @@ import dev.parley.http.internal.ops.NodeLifecycle;
 import dev.parley.http.internal.ops.TracingSetup;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
-import dev.parley.runtime.internal.wire.RequestLimits;
+import dev.parley.runtime.RequestLimits;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.io.InputStream;

@@ -1,7 +1,6 @@
 package dev.parley.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.parley.runtime.internal.wire.JsonRpc;
 
 /**
  * A JSON-RPC error as an exception: thrown by the runtime for protocol errors, and by tool
@@ -27,10 +26,6 @@ public class McpException extends RuntimeException {
 
     public JsonNode data() {
         return data;
-    }
-
-    public JsonRpc.ErrorObject toError() {
-        return new JsonRpc.ErrorObject(code, getMessage(), data);
     }
 
     public static McpException invalidParams(String message) {

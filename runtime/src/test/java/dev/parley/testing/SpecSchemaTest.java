@@ -18,6 +18,7 @@ import dev.parley.runtime.McpException;
 import dev.parley.runtime.ToolAnnotations;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
+import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.Response;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
@@ -196,14 +197,14 @@ class SpecSchemaTest {
 
     @Test
     void errorResponsesAreCheckedAgainstTheirErrorDefinition() {
-        JsonNode invalidParams = Json.tree(Response.error(
-                IntNode.valueOf(3), McpException.invalidParams("bad").toError()));
+        JsonNode invalidParams = Json.tree(
+                Response.error(IntNode.valueOf(3), JsonRpc.ErrorObject.of(McpException.invalidParams("bad"))));
         SpecSchema.assertValidErrorResponse(invalidParams);
         SpecSchema.assertValidErrorResponse("InvalidParamsError", invalidParams);
         SpecSchema.assertValidResponse(invalidParams);
 
-        JsonNode parseError =
-                Json.tree(Response.error(null, new McpException(ErrorCodes.PARSE_ERROR, "bad json").toError()));
+        JsonNode parseError = Json.tree(
+                Response.error(null, JsonRpc.ErrorObject.of(new McpException(ErrorCodes.PARSE_ERROR, "bad json"))));
         SpecSchema.assertValidErrorResponse("ParseError", parseError);
 
         assertThrows(
@@ -219,10 +220,12 @@ class SpecSchemaTest {
         data.putObject("requiredCapabilities").putObject("elicitation").putObject("form");
         JsonNode good = Json.tree(Response.error(
                 IntNode.valueOf(1),
-                new McpException(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing capability", data).toError()));
+                JsonRpc.ErrorObject.of(
+                        new McpException(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing capability", data))));
         JsonNode bad = Json.tree(Response.error(
                 IntNode.valueOf(1),
-                new McpException(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing capability").toError()));
+                JsonRpc.ErrorObject.of(
+                        new McpException(ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing capability"))));
 
         assertDoesNotThrow(() -> SpecSchema.assertValidErrorResponse("MissingRequiredClientCapabilityError", good));
         assertThrows(

@@ -2,6 +2,7 @@ package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.TaskSettings;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallLog;
 import dev.parley.actors.internal.ops.ParleyMetrics;
@@ -26,6 +27,7 @@ import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
+import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import java.time.Duration;
 import java.time.Instant;
@@ -321,9 +323,6 @@ public final class TaskEntity
 
     // --- set-up ---------------------------------------------------------------------------
 
-    /** What tasks need from the configuration. */
-    public record TaskSettings(Duration ttl, Duration pollInterval, Duration idleTimeout, Duration stepTimeout) {}
-
     private final String taskId;
     private final ActorContext<Command> context;
     private final TimerScheduler<Command> timers;
@@ -523,7 +522,7 @@ public final class TaskEntity
         try {
             answers = AnswerValidation.answersTo(state.questions(), command.inputResponses());
         } catch (McpException invalid) {
-            return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
+            return Effect().reply(command.replyTo(), new Rejected(JsonRpc.ErrorObject.of(invalid)));
         }
         if (answers.isEmpty()) {
             return Effect().reply(command.replyTo(), new Acknowledged());

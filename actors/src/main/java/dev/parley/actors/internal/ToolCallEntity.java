@@ -29,6 +29,7 @@ import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
+import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import java.time.Duration;
 import java.time.Instant;
@@ -555,7 +556,7 @@ public final class ToolCallEntity
         try {
             answers = AnswerValidation.answersTo(state.questions(), command.inputResponses());
         } catch (McpException invalid) {
-            return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
+            return Effect().reply(command.replyTo(), new Rejected(JsonRpc.ErrorObject.of(invalid)));
         }
         if (answers.isEmpty()) {
             // Nothing new to go on: ask the same questions again, persist nothing.
@@ -590,8 +591,8 @@ public final class ToolCallEntity
             AnswerValidation.answersTo(state.questions(), answer);
         } catch (McpException invalid) {
             // No retry will bring a better answer on this path: the waiting stream ends with the error.
-            waiters.wake(state.round(), new Rejected(invalid.toError()));
-            return Effect().reply(command.replyTo(), new Rejected(invalid.toError()));
+            waiters.wake(state.round(), new Rejected(JsonRpc.ErrorObject.of(invalid)));
+            return Effect().reply(command.replyTo(), new Rejected(JsonRpc.ErrorObject.of(invalid)));
         }
         return onSubmitAnswers(
                 state,

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.parley.actors.internal.TaskEntity.TaskSettings;
+import dev.parley.actors.TaskSettings;
 import dev.parley.actors.internal.TaskEntity.TaskView;
 import dev.parley.persistence.internal.CallEvent;
 import dev.parley.persistence.internal.JournalEventSerializer;

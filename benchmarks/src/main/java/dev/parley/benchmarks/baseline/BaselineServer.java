@@ -155,7 +155,7 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
         try {
             message = JsonRpc.parse(body);
         } catch (McpException e) {
-            return done(json(400, Response.error(null, e.toError())));
+            return done(json(400, Response.error(null, JsonRpc.ErrorObject.of(e))));
         }
         if (message.isNotification()) {
             return done(HttpResponse.create().withStatus(StatusCodes.ACCEPTED));

@@ -257,7 +257,7 @@ final class LegacyRoutes {
         } catch (McpException e) {
             return done(HttpReplies.json(
                     HttpStatusTable.statusOf(McpReply.Origin.IN_BAND, e.code()),
-                    JsonRpc.Response.error(message.id(), e.toError())));
+                    JsonRpc.Response.error(message.id(), JsonRpc.ErrorObject.of(e))));
         }
     }
 

@@ -2,10 +2,10 @@ package dev.parley.http.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.RequestLimits;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames;
-import dev.parley.runtime.internal.wire.RequestLimits;
 
 /**
  * The front half both transports share: one message's bytes parsed with the node's

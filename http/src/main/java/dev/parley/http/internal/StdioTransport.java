@@ -9,13 +9,13 @@ import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.RequestLimits;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
-import dev.parley.runtime.internal.wire.RequestLimits;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -220,7 +220,7 @@ public final class StdioTransport {
         // A client's response may come at any time: the pipes are the session.
         MessageIntake.Incoming incoming = intake.read(line, true, sessionId != null, null);
         if (incoming instanceof MessageIntake.Unreadable unreadable) {
-            write(JsonRpc.Response.error(unreadable.id(), unreadable.error().toError()));
+            write(JsonRpc.Response.error(unreadable.id(), JsonRpc.ErrorObject.of(unreadable.error())));
             return;
         }
         if (incoming instanceof MessageIntake.ClientAnswer answer) {
@@ -347,7 +347,7 @@ public final class StdioTransport {
                         });
             });
         } catch (McpException e) {
-            emit.accept(JsonRpc.Response.error(message.id(), e.toError()));
+            emit.accept(JsonRpc.Response.error(message.id(), JsonRpc.ErrorObject.of(e)));
         }
     }
 
@@ -371,7 +371,7 @@ public final class StdioTransport {
                         : JsonRpc.Response.error(
                                 id,
                                 failure.getCause() instanceof McpException e
-                                        ? e.toError()
+                                        ? JsonRpc.ErrorObject.of(e)
                                         : new ErrorObject(ErrorCodes.INTERNAL_ERROR, "Internal error", null))));
     }
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.parley.runtime.ErrorCodes;
-import dev.parley.runtime.internal.wire.RequestLimits;
+import dev.parley.runtime.RequestLimits;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

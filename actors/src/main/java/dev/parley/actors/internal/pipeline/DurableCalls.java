@@ -25,6 +25,7 @@ import dev.parley.runtime.internal.state.InvalidRequestStateException;
 import dev.parley.runtime.internal.state.PointerBinding;
 import dev.parley.runtime.internal.state.SealedPointers;
 import dev.parley.runtime.internal.wire.Errors;
+import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
@@ -192,7 +193,7 @@ final class DurableCalls {
             try {
                 AnswerValidation.answersTo(needs.questions(), offeredAnswers);
             } catch (McpException invalid) {
-                return done(McpReply.Error.inBand(request.id(), invalid.toError()));
+                return done(McpReply.Error.inBand(request.id(), JsonRpc.ErrorObject.of(invalid)));
             }
         }
         // Quotas: an oversized call, or one over a cap or ceiling, is refused before it is journaled.

@@ -167,7 +167,7 @@ public final class LegacySessions {
             default ->
                 method.era() == McpMethod.Era.MODERN
                         ? CompletableFuture.completedFuture(JsonRpc.Response.error(
-                                id, Errors.methodNotFound(message.method()).toError()))
+                                id, JsonRpc.ErrorObject.of(Errors.methodNotFound(message.method()))))
                         : null;
         };
     }

@@ -13,6 +13,7 @@ import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.state.SealedPointers;
 import dev.parley.runtime.internal.wire.Errors;
+import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.JsonRpc.Notification;
 import dev.parley.runtime.internal.wire.Legacy;
@@ -185,15 +186,15 @@ public final class McpPipeline {
                     ? answered.thenApply(end -> LegacyCalls.forLegacyClient(request, end))
                     : answered;
         } catch (McpException e) {
-            return done(McpReply.Error.inBand(request.id(), e.toError()));
+            return done(McpReply.Error.inBand(request.id(), JsonRpc.ErrorObject.of(e)));
         } catch (RuntimeException e) {
             return done(internalError(request, e));
         }
     }
 
     private static CompletionStage<McpReply.Final> methodNotFound(McpRequest request) {
-        return done(McpReply.Error.inBand(
-                request.id(), Errors.methodNotFound(request.method()).toError()));
+        return done(
+                McpReply.Error.inBand(request.id(), JsonRpc.ErrorObject.of(Errors.methodNotFound(request.method()))));
     }
 
     private McpReply.Final internalError(McpRequest request, Throwable failure) {

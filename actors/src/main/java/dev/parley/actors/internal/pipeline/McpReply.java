@@ -67,7 +67,7 @@ public sealed interface McpReply {
 
         /** A request refused at the gate (or by a transport's own checks) with {@code failure}. */
         public static Error atGate(JsonNode id, McpException failure) {
-            return new Error(id, failure.toError(), Origin.GATE);
+            return new Error(id, JsonRpc.ErrorObject.of(failure), Origin.GATE);
         }
 
         public static Error inBand(JsonNode id, ErrorObject error) {

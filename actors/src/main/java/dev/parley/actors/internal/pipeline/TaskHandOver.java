@@ -13,6 +13,7 @@ import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.engine.RunEnvironment;
 import dev.parley.runtime.internal.engine.RunOutcome;
 import dev.parley.runtime.internal.wire.Errors;
+import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.Tasks.CreateTaskResult;
@@ -107,8 +108,8 @@ final class TaskHandOver {
         if (!request.capabilities().extension(Meta.TASKS_EXTENSION)) {
             // A repeated retry of a round that became a task, from a request that did not declare the
             // extension: never a CreateTaskResult to it (spec §3.1); the call can only be followed as a task.
-            return CompletableFuture.completedFuture(McpReply.Error.inBand(
-                    request.id(), Errors.tasksExtensionRequired().toError()));
+            return CompletableFuture.completedFuture(
+                    McpReply.Error.inBand(request.id(), JsonRpc.ErrorObject.of(Errors.tasksExtensionRequired())));
         }
         return create(request, handedOver.taskId(), name, arguments, handedOver.answers(), handedOver.steps());
     }

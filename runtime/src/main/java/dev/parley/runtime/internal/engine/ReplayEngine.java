@@ -21,6 +21,7 @@ import dev.parley.runtime.RootsRequest;
 import dev.parley.runtime.SamplingAnswer;
 import dev.parley.runtime.SamplingRequest;
 import dev.parley.runtime.UnsafeQuestionException;
+import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.time.Instant;
@@ -173,7 +174,7 @@ public final class ReplayEngine {
                     ErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability", data));
         }
         if (cause instanceof McpException mcp) {
-            return new RunOutcome.Failed(mcp.toError());
+            return new RunOutcome.Failed(JsonRpc.ErrorObject.of(mcp));
         }
         FailureReports.Report report;
         if (context.environment.cancellation().isCancelled()) {

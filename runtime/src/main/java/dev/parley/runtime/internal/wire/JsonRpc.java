@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.RequestLimits;
 import java.util.Objects;
 
 /** JSON-RPC 2.0 envelopes and the codec for one incoming message. */
@@ -34,7 +35,12 @@ public final class JsonRpc {
     }
 
     @JsonInclude(JsonInclude.Include.NON_ABSENT)
-    public record ErrorObject(int code, String message, JsonNode data) {}
+    public record ErrorObject(int code, String message, JsonNode data) {
+        /** The wire error a thrown {@link McpException} stands for. */
+        public static ErrorObject of(McpException error) {
+            return new ErrorObject(error.code(), error.getMessage(), error.data());
+        }
+    }
 
     /**
      * A response. Its {@code id} is always written: JSON-RPC 2.0 requires {@code "id": null} on an

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.RequestLimits;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

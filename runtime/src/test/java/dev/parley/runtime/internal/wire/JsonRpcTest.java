@@ -27,7 +27,7 @@ class JsonRpcTest {
         SpecSchema.assertValidErrorResponse(
                 code == ErrorCodes.PARSE_ERROR ? "ParseError" : "InvalidRequestError",
                 Json.tree(JsonRpc.Response.error(
-                        JsonRpc.idOf(body.getBytes(StandardCharsets.UTF_8)), refused.toError())));
+                        JsonRpc.idOf(body.getBytes(StandardCharsets.UTF_8)), JsonRpc.ErrorObject.of(refused))));
     }
 
     @Test
@@ -46,8 +46,8 @@ class JsonRpcTest {
     @Test
     void anErrorWithoutAnIdSaysIdNull() {
         // JSON-RPC 2.0 §5: the id member is required, null when the request's id could not be read.
-        String written = Json.write(
-                JsonRpc.Response.error(null, new McpException(ErrorCodes.PARSE_ERROR, "Parse error").toError()));
+        String written = Json.write(JsonRpc.Response.error(
+                null, JsonRpc.ErrorObject.of(new McpException(ErrorCodes.PARSE_ERROR, "Parse error"))));
         assertEquals(
                 "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}", written);
     }

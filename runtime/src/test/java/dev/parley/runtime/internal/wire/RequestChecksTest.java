@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpException;
+import dev.parley.runtime.RequestLimits;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;

@@ -202,15 +202,15 @@ class WireRecordsGoldenTest {
                 Arguments.of(
                         "unsupported-version-error",
                         "UnsupportedProtocolVersionError",
-                        Errors.unsupportedVersion("2024-11-05").toError()),
+                        JsonRpc.ErrorObject.of(Errors.unsupportedVersion("2024-11-05"))),
                 Arguments.of(
                         "missing-tasks-capability-error",
                         "MissingRequiredClientCapabilityError",
-                        Errors.tasksExtensionRequired().toError()),
+                        JsonRpc.ErrorObject.of(Errors.tasksExtensionRequired())),
                 Arguments.of(
                         "resource-not-found-error",
                         "InvalidParamsError",
-                        Errors.resourceNotFound("demo://gone").toError()));
+                        JsonRpc.ErrorObject.of(Errors.resourceNotFound("demo://gone"))));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,4 +1,4 @@
-package dev.parley.runtime.internal.wire;
+package dev.parley.runtime;
 
 /**
  * Structural limits on one incoming message, checked with its Unicode and numbers by
