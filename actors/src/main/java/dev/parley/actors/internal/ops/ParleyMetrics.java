@@ -38,6 +38,10 @@ import org.apache.pekko.dispatch.Dispatcher;
  * apart), scraped as Prometheus text from the management port's {@code /metrics}. Request
  * metrics follow the OpenTelemetry MCP semantic conventions; the rest are Parley's own
  * ({@code parley.*}): what only Parley has, rounds, durable calls and tasks.
+ *
+ * <p>Why it is long: every meter the node exports is named, described and labelled here, so the
+ * whole metrics surface (and its label sets, which a client must not be able to grow) reads in
+ * one file; docs/operations.md lists the same names.
  */
 public final class ParleyMetrics implements Extension {
     /** OpenTelemetry MCP conventions: the server-side duration of one request, in seconds. */
