@@ -86,22 +86,59 @@ class McpEndpointOversizedInputTest {
         assertTrue(error.path("message").asText().endsWith("is nested deeper than 64 levels"), reply.body());
     }
 
+    /**
+     * A client that writes all of its body before it reads, as simple clients do, still reads the
+     * 413: the server reads the rest of the body before it answers, so the client's writes do not
+     * meet a closed (reset) connection.
+     */
+    @Test
+    void aClientThatSendsAllOfATenMegabyteBodyBeforeReadingGetsThe413() throws Exception {
+        byte[] body = ("{\"x\":\"" + "x".repeat(10 * 1024 * 1024) + "\"}").getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head(discover(), "Content-Length: " + body.length, "Connection: close"));
+            out.write(body);
+            out.flush();
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(response.startsWith("HTTP/1.1 413 "), response);
+            JsonNode json = Json.parse(response.substring(response.indexOf("\r\n\r\n") + 4));
+            assertEquals(-32600, json.path("error").path("code").asInt(), response);
+        }
+    }
+
+    /** A client that waits for {@code 100 Continue} is refused before it sends any of its body. */
+    @Test
+    void anOversizedBodyWaitingForContinueIsRefusedBeforeItIsSent() throws Exception {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream()
+                    .write(head(discover(), "Content-Length: " + 10 * 1024 * 1024, "Expect: 100-continue"));
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(response.startsWith("HTTP/1.1 413 "), response);
+        }
+    }
+
+    /** A raw request head for {@code request} on the endpoint, with the standard headers and {@code extra}. */
+    private static byte[] head(ObjectNode request, String... extra) {
+        StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        for (String header : extra) {
+            head.append(header).append("\r\n");
+        }
+        McpTestClient.standardHeaders(request)
+                .forEach((name, value) ->
+                        head.append(name).append(": ").append(value).append("\r\n"));
+        return head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
     @Test
     void aBodyThatStopsComingIsRequestTimeoutAndTheConnectionCloses() throws Exception {
         ObjectNode request = discover();
         byte[] body = Json.write(request).getBytes(StandardCharsets.UTF_8);
-        StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-                .append("Content-Length: ")
-                .append(body.length)
-                .append("\r\n");
-        McpTestClient.standardHeaders(request)
-                .forEach((name, value) ->
-                        head.append(name).append(": ").append(value).append("\r\n"));
-        head.append("\r\n");
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
-            out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
+            out.write(head(request, "Content-Length: " + body.length));
             out.write(body, 0, body.length / 2); // half of the body, then nothing
             out.flush();
             // Read until the server closes the connection: the answer, then the end.

@@ -18,17 +18,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpMethods;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
 import org.apache.pekko.http.javadsl.model.headers.Allow;
 import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.Route;
-import org.apache.pekko.http.scaladsl.model.EntityStreamSizeException;
 import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.util.ByteString;
+import org.apache.pekko.util.ByteStringBuilder;
 
 /**
  * The single MCP endpoint (Streamable HTTP): Host and Origin checked; one JSON-RPC message per
@@ -47,6 +51,9 @@ public final class McpRoutes extends AllDirectives {
     private final RequestObserver observer; // metrics, spans and MDC of each request
     private final QuotaPrincipals quotaPrincipals;
     private final MessageIntake intake;
+
+    /** How much of a body over the limit is read (and discarded) so that the client reads the 413. */
+    private static final long DISCARD_LIMIT_BYTES = 64L << 20;
 
     public McpRoutes(
             McpPipeline pipeline, HttpSettings settings, PrincipalResolver principals, Materializer materializer) {
@@ -105,16 +112,8 @@ public final class McpRoutes extends AllDirectives {
         if (!EdgeChecks.acceptsJson(request)) {
             return done(HttpReplies.refusal(Refusal.JSON_NOT_ACCEPTED, "Accept must allow application/json"));
         }
-        // A declared length over the limit is refused before any of the body is read (a streamed
-        // body is cut where it passes the limit): always 413, whatever pekko-http's own limits.
-        if (request.entity().getContentLengthOption().orElse(0) > settings.maxBodyBytes()) {
-            return done(bodyTooLarge());
-        }
-        return PekkoStages.direct(request.entity()
-                        .withSizeLimit(settings.maxBodyBytes())
-                        .toStrict(
-                                settings.connections().bodyTimeout().toMillis(), settings.maxBodyBytes(), materializer))
-                .thenCompose(strict -> handleBody(request, strict.getData().toArray(), principal))
+        return readBody(request)
+                .thenCompose(body -> body == null ? done(bodyTooLarge()) : handleBody(request, body, principal))
                 .exceptionally(failure -> {
                     Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                             ? failure.getCause()
@@ -122,14 +121,76 @@ public final class McpRoutes extends AllDirectives {
                     if (dev.parley.actors.internal.journal.JournalAvailability.isUnavailable(cause)) {
                         return JournalOutageReplies.unavailable(pipeline.journal()); // a 2025 session path
                     }
-                    if (cause instanceof EntityStreamSizeException) {
-                        return bodyTooLarge();
-                    }
                     if (cause instanceof TimeoutException) {
                         return bodyTooSlow();
                     }
                     return HttpReplies.refusal(Refusal.BODY_UNREADABLE, "Could not read the request body");
                 });
+    }
+
+    /**
+     * The request body, or null when it is over {@code max-body-bytes} (always 413, whatever
+     * pekko-http's own limits). Past the limit the rest is still read and discarded before the 413
+     * goes out: a connection closed while the client still sends gets a TCP reset, and the client
+     * may fail on it before it reads the answer. Bounded by {@link #DISCARD_LIMIT_BYTES} and the body
+     * timeout; beyond them the 413 goes out at once and the connection closes. A client waiting for
+     * {@code 100 Continue} has sent nothing yet, and is answered at once.
+     */
+    private CompletionStage<byte[]> readBody(HttpRequest request) {
+        RequestEntity entity = request.entity();
+        long limit = settings.maxBodyBytes();
+        if (entity instanceof HttpEntity.Strict strict) { // the whole body came with the head
+            ByteString data = strict.getData();
+            return done(data.size() > limit ? null : data.toArray());
+        }
+        long declared = entity.getContentLengthOption().orElse(0);
+        if (declared > DISCARD_LIMIT_BYTES
+                || (declared > limit && request.getHeader("Expect").isPresent())) {
+            return done(null);
+        }
+        Body body = new Body(limit);
+        return PekkoStages.direct(entity.withoutSizeLimit()
+                        .getDataBytes()
+                        .completionTimeout(settings.connections().bodyTimeout())
+                        .takeWhile(body::add)
+                        .runWith(Sink.ignore(), materializer))
+                .handle((ignored, failure) -> {
+                    if (body.tooLarge()) {
+                        return null; // also when the time ran out while discarding
+                    }
+                    if (failure != null) {
+                        throw failure instanceof CompletionException c ? c : new CompletionException(failure);
+                    }
+                    return body.bytes();
+                });
+    }
+
+    /** A body as it is read: its bytes up to the limit; past it, only counted. */
+    private static final class Body {
+        private final long limit;
+        private final ByteStringBuilder bytes = ByteString.createBuilder();
+        private long size;
+
+        Body(long limit) {
+            this.limit = limit;
+        }
+
+        /** Takes the next chunk; false once past {@link #DISCARD_LIMIT_BYTES} (read no more). */
+        boolean add(ByteString chunk) {
+            size += chunk.size();
+            if (size <= limit) {
+                bytes.append(chunk);
+            }
+            return size <= DISCARD_LIMIT_BYTES;
+        }
+
+        boolean tooLarge() {
+            return size > limit;
+        }
+
+        byte[] bytes() {
+            return bytes.result().toArray();
+        }
     }
 
     private HttpResponse bodyTooLarge() {
