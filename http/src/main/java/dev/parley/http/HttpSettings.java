@@ -11,6 +11,7 @@ import java.util.Set;
  *
  * @param forwardedForHops {@code client-address.forwarded-for-hops}: how many trusted proxies
  *     append to {@code X-Forwarded-For} (0 ignores the header)
+ * @param legacyStreams {@code legacy-streams}: a 2025-11-25 call stream's polling hints
  */
 public record HttpSettings(
         String host,
@@ -22,7 +23,14 @@ public record HttpSettings(
         Duration keepAlive,
         RequestLimits requestLimits,
         Connections connections,
-        int forwardedForHops) {
+        int forwardedForHops,
+        LegacyStreams legacyStreams) {
+
+    /**
+     * The {@code parley.http.legacy-streams} block: how long a 2025-11-25 call stream stays open
+     * before the client is told to poll ({@code poll-after}), and the SSE {@code retry} it is given.
+     */
+    public record LegacyStreams(Duration pollAfter, Duration retry) {}
 
     /**
      * The {@code parley.http.connections} block: how many connections the MCP port holds, from
@@ -75,7 +83,9 @@ public record HttpSettings(
                         http.getInt("request-limits.max-array-length"),
                         http.getInt("request-limits.max-members")),
                 Connections.from(http.getConfig("connections")),
-                http.getInt("client-address.forwarded-for-hops"));
+                http.getInt("client-address.forwarded-for-hops"),
+                new LegacyStreams(
+                        http.getDuration("legacy-streams.poll-after"), http.getDuration("legacy-streams.retry")));
     }
 
     private static Set<String> lower(List<String> values) {

@@ -1,10 +1,10 @@
 package dev.parley.http.internal;
 
-import com.typesafe.config.Config;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.pipeline.LegacyCalls;
 import dev.parley.actors.internal.pipeline.LegacyCancellations;
 import dev.parley.actors.internal.pipeline.StreamCursors;
+import dev.parley.http.HttpSettings;
 import dev.parley.runtime.internal.engine.Cancellation;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -49,13 +49,13 @@ final class CallStreams {
             LegacyCancellations cancellations,
             HttpReplies replies,
             Materializer materializer,
-            Config config) {
+            HttpSettings.LegacyStreams settings) {
         this.cursors = cursors;
         this.cancellations = cancellations;
         this.replies = replies;
         this.materializer = materializer;
-        this.pollAfter = config.getDuration("poll-after");
-        this.retryMs = config.getDuration("retry").toMillis();
+        this.pollAfter = settings.pollAfter();
+        this.retryMs = settings.retry().toMillis();
     }
 
     /**

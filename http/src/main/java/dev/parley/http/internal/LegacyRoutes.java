@@ -9,6 +9,7 @@ import dev.parley.actors.internal.pipeline.McpPipeline;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.actors.internal.pipeline.StreamCursors;
+import dev.parley.http.HttpSettings;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
 import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ClientCapabilities;
@@ -21,7 +22,6 @@ import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -58,18 +58,19 @@ final class LegacyRoutes {
     private final RequestObserver observer; // metrics, spans and MDC of each request
     private final QuotaPrincipals quotaPrincipals;
 
-    LegacyRoutes(McpPipeline pipeline, Duration keepAlive, Materializer materializer, QuotaPrincipals quotaPrincipals) {
+    LegacyRoutes(
+            McpPipeline pipeline, HttpSettings settings, Materializer materializer, QuotaPrincipals quotaPrincipals) {
         this.pipeline = pipeline;
         this.quotaPrincipals = quotaPrincipals;
         this.sessions = pipeline.legacy().sessions();
-        this.replies = new HttpReplies(keepAlive);
+        this.replies = new HttpReplies(settings.keepAlive());
         this.materializer = materializer;
         this.streams = new CallStreams(
                 pipeline.legacy().streamCursors(),
                 pipeline.legacy().cancellations(),
                 replies,
                 materializer,
-                materializer.system().settings().config().getConfig("parley.http.legacy-streams"));
+                settings.legacyStreams());
         this.observer = RequestObserver.of(materializer, pipeline.server());
     }
 

@@ -72,7 +72,7 @@ public final class McpRoutes extends AllDirectives {
         this.checks = new EdgeChecks(settings, pipeline.server());
         this.replies = new HttpReplies(settings.keepAlive());
         this.quotaPrincipals = new QuotaPrincipals(settings.forwardedForHops());
-        this.legacy = new LegacyRoutes(pipeline, settings.keepAlive(), materializer, quotaPrincipals);
+        this.legacy = new LegacyRoutes(pipeline, settings, materializer, quotaPrincipals);
         this.observer = RequestObserver.of(materializer, pipeline.server());
         this.intake = new MessageIntake(settings.requestLimits());
     }
