@@ -158,6 +158,9 @@ public final class RequestObserver {
         private final JsonNode id;
         private final String rawMethod;
         private final McpMethod descriptor;
+        /** What the request is about, by kind ({@code NONE} for a method Parley does not know). */
+        private final McpMethod.Target kind;
+
         private final String name;
         private final String method;
         private final String tool;
@@ -177,13 +180,13 @@ public final class RequestObserver {
             this.id = id;
             this.rawMethod = rawMethod;
             this.descriptor = McpMethod.of(rawMethod);
-            McpMethod.Target target = descriptor == null ? McpMethod.Target.NONE : descriptor.target();
+            this.kind = descriptor == null ? McpMethod.Target.NONE : descriptor.target();
             // The MDC's tool field: the tool or prompt the request runs.
-            this.name = target == McpMethod.Target.TOOL || target == McpMethod.Target.PROMPT
+            this.name = kind == McpMethod.Target.TOOL || kind == McpMethod.Target.PROMPT
                     ? descriptor.targetIn(params)
                     : null;
             this.method = McpMethod.labelOf(rawMethod);
-            this.tool = target == McpMethod.Target.TOOL ? toolLabel(params.get(target.param())) : "";
+            this.tool = kind == McpMethod.Target.TOOL ? toolLabel(params.get(kind.param())) : "";
             this.protocolVersion = protocolVersion == null ? "" : protocolVersion;
             this.principal = principal;
             this.firstRound = firstRound;
@@ -316,7 +319,6 @@ public final class RequestObserver {
         }
 
         private Span startSpan(HttpRequest http, JsonNode params) {
-            McpMethod.Target kind = descriptor == null ? McpMethod.Target.NONE : descriptor.target();
             String target = switch (kind) {
                 case TOOL -> tool.equals("_unknown") ? null : tool;
                 case PROMPT, RESOURCE -> descriptor.targetIn(params);
@@ -342,8 +344,9 @@ public final class RequestObserver {
             } else if (kind == McpMethod.Target.RESOURCE && target != null) {
                 span.setAttribute("mcp.resource.uri", target);
             }
-            if (kind == McpMethod.Target.TASK && descriptor.targetIn(params) != null) {
-                span.setAttribute(ParleyTracing.TASK_ID, descriptor.targetIn(params));
+            String taskId = kind == McpMethod.Target.TASK ? descriptor.targetIn(params) : null;
+            if (taskId != null) {
+                span.setAttribute(ParleyTracing.TASK_ID, taskId);
             }
             if (firstRound) {
                 span.setAttribute(ParleyTracing.ROUND, 1L);
