@@ -1,5 +1,6 @@
 package dev.parley.http.internal;
 
+import dev.parley.actors.internal.PekkoStages;
 import dev.parley.http.internal.HttpStatusTable.Refusal;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -145,7 +146,9 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
                 return;
             }
             busy = true;
-            handler.apply(request)
+            // direct: the handler's stage is a Scala future's, whose plain continuations start a thread each
+            // (PekkoStages)
+            PekkoStages.direct(handler.apply(request))
                     .whenComplete((response, failure) -> answered.invoke(
                             failure == null
                                     ? response
@@ -161,7 +164,7 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
             }
             // The connection waits for its next request only once the whole response is sent.
             Source<ByteString, Object> watched = entity.getDataBytes().watchTermination((mat, done) -> {
-                done.whenComplete((ok, failure) -> responseSent.invoke(NotUsed.getInstance()));
+                PekkoStages.direct(done).whenComplete((ok, failure) -> responseSent.invoke(NotUsed.getInstance()));
                 return mat;
             });
             emit(
