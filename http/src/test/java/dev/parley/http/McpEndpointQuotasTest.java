@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.runtime.Json;
@@ -136,6 +137,46 @@ class McpEndpointQuotasTest {
     }
 
     @Test
+    void aSessionsAnsweredQuestionsFreeTheirPlaceAsTheirCallsEnd() {
+        // The answers of a 2025-11-25 call come as their own POSTs; the call's end, seen on its stream, frees
+        // the place its first round took, for the address and for the node.
+        try (McpHttpServer server = start("""
+                parley.quotas.per-principal.waiting-calls = 2
+                parley.quotas.per-node.waiting-calls = 3
+                """)) {
+            McpTestClient client = new McpTestClient(server.port());
+            Reply opened = initialize(client, Json.object().put("name", "host"), "{\"elicitation\":{}}");
+            String session = opened.headers().firstValue("mcp-session-id").orElseThrow();
+            for (int i = 1; i <= 5; i++) {
+                ObjectNode call =
+                        Json.object().put("jsonrpc", "2.0").put("id", i).put("method", "tools/call");
+                call.putObject("params")
+                        .put("name", "greet")
+                        .putObject("arguments")
+                        .put("greeting", "Hello");
+                try (SseConnection stream = SseConnection.open(server.port(), call, sessionHeaders(session))) {
+                    JsonNode question = stream.nextMessage();
+                    assertEquals("elicitation/create", question.path("method").asText(), "flow " + i + ": " + question);
+                    ObjectNode answer = Json.object().put("jsonrpc", "2.0");
+                    answer.set("id", question.path("id"));
+                    answer.set(
+                            "result", Json.parse("{\"action\":\"accept\",\"content\":{\"name\":\"Ada\",\"age\":36}}"));
+                    Map<String, String> headers = sessionHeaders(session);
+                    headers.put("Accept", "application/json");
+                    assertEquals(202, client.post(Json.write(answer), headers).status());
+                    JsonNode result = stream.nextMessage();
+                    assertEquals(i, result.path("id").asInt(), result::toString);
+                    assertTrue(result.at("/result/content/0/text").asText().contains("Ada"), result::toString);
+                }
+            }
+            // Five ended calls hold nothing: two may wait again, and the third is over the cap.
+            assertEquals("input_required", client.send(greet()).resultType());
+            assertEquals("input_required", client.send(greet()).resultType());
+            assertEquals(429, client.send(greet()).status());
+        }
+    }
+
+    @Test
     void theNodeWideCeilingHoldsWhateverTheNumberOfPrincipals() {
         // Behind one trusted proxy each X-Forwarded-For address is its own principal.
         try (McpHttpServer server = start("""
@@ -205,15 +246,32 @@ class McpEndpointQuotasTest {
 
     /** A 2025-11-25 {@code initialize} with {@code clientInfo}. */
     static Reply initialize(McpTestClient client, ObjectNode clientInfo) {
+        return initialize(client, clientInfo, "{}");
+    }
+
+    private static Reply initialize(McpTestClient client, ObjectNode clientInfo, String capabilities) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", "application/json");
         headers.put("Accept", "application/json, text/event-stream");
-        return client.post(Json.write(initializeMessage(clientInfo)), headers);
+        return client.post(Json.write(initializeMessage(clientInfo, capabilities)), headers);
+    }
+
+    private static Map<String, String> sessionHeaders(String session) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("Accept", "application/json, text/event-stream");
+        headers.put("Mcp-Session-Id", session);
+        headers.put("MCP-Protocol-Version", "2025-11-25");
+        return headers;
     }
 
     private static ObjectNode initializeMessage(ObjectNode clientInfo) {
+        return initializeMessage(clientInfo, "{}");
+    }
+
+    private static ObjectNode initializeMessage(ObjectNode clientInfo, String capabilities) {
         ObjectNode params = Json.object().put("protocolVersion", "2025-11-25");
-        params.set("capabilities", Json.object());
+        params.set("capabilities", Json.parse(capabilities));
         params.set("clientInfo", clientInfo);
         ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", 0).put("method", "initialize");
         message.set("params", params);

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,11 +30,13 @@ public final class LegacyCalls {
 
     private final McpPipeline pipeline;
     private final ServerRequestBridge serverRequests;
+    private final CallCaps caps;
     private final ParleyMetrics metrics;
 
-    LegacyCalls(McpPipeline pipeline, ServerRequestBridge serverRequests, ParleyMetrics metrics) {
+    LegacyCalls(McpPipeline pipeline, ServerRequestBridge serverRequests, CallCaps caps, ParleyMetrics metrics) {
         this.pipeline = pipeline;
         this.serverRequests = serverRequests;
+        this.caps = caps;
         this.metrics = metrics;
     }
 
@@ -196,8 +199,16 @@ public final class LegacyCalls {
                             new StreamCursors.Cursor(waiting.callId(), waiting.round(), position, request.id()));
                 }
             }
-            outcome.whenComplete((next, error) -> continueWith(
-                    request, next, error, events, sent, run, stop, done, false, waiting.callId(), waiting.round()));
+            BiConsumer<McpReply.Final, Throwable> lease = caps.afterRound(request.quotaPrincipal(), waiting.callId());
+            outcome.whenComplete((next, error) -> {
+                // The answers came as their own requests; the round they ran renews or ends the call's lease
+                // here. A stream that stopped learns nothing, and the lease runs out with the requestState.
+                if (next != null && !stop.isCancelled()) {
+                    lease.accept(next, null);
+                }
+                continueWith(
+                        request, next, error, events, sent, run, stop, done, false, waiting.callId(), waiting.round());
+            });
             return;
         }
         reply = forLegacyClient(request, reply);

@@ -97,7 +97,7 @@ public final class McpPipeline {
                         catalog.legacyCapabilities(),
                         JournalAvailability.get(system),
                         caps),
-                new LegacyCalls(this, serverRequests, ParleyMetrics.get(system)),
+                new LegacyCalls(this, serverRequests, caps, ParleyMetrics.get(system)),
                 serverRequests,
                 new StreamCursors(stateCodec),
                 new LegacyCancellations(system),

@@ -2,6 +2,7 @@ package dev.parley.actors.internal.pipeline;
 
 import dev.parley.actors.internal.PrincipalCapsEntity.Kind;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,9 +14,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * counts here until its lease runs out: the ceiling errs on the safe side.
  */
 final class NodeLeases {
+    private static final long SWEEP_INTERVAL_MS = 1_000;
+
     private final Map<Kind, Integer> max;
     private final Clock clock;
     private final Map<Kind, Map<String, Long>> leases = new EnumMap<>(Kind.class);
+    private final long[] lastSweepMs = new long[Kind.values().length]; // per kind; a race costs one more sweep
 
     NodeLeases(Map<Kind, Integer> max, Clock clock) {
         this.max = max;
@@ -23,6 +27,7 @@ final class NodeLeases {
         for (Kind kind : Kind.values()) {
             leases.put(kind, new ConcurrentHashMap<>());
         }
+        Arrays.fill(lastSweepMs, Long.MIN_VALUE / 2);
     }
 
     /** Takes a lease until {@code untilMs}: 0 when granted, else the ceiling that refused it. */
@@ -31,7 +36,11 @@ final class NodeLeases {
         Map<String, Long> held = leases.get(kind);
         if (ceiling > 0 && held.size() >= ceiling && !held.containsKey(id)) {
             long now = clock.millis();
-            held.values().removeIf(until -> until <= now);
+            // A sweep reads every lease: at most one per second, or a flood at the ceiling pays one per request.
+            if (now - lastSweepMs[kind.ordinal()] >= SWEEP_INTERVAL_MS) {
+                lastSweepMs[kind.ordinal()] = now;
+                held.values().removeIf(until -> until <= now);
+            }
             // Checked and taken without a lock: concurrent requests may pass the ceiling by a few.
             if (held.size() >= ceiling) {
                 return ceiling;
