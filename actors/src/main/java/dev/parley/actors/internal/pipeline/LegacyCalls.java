@@ -1,6 +1,7 @@
 package dev.parley.actors.internal.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
@@ -75,8 +76,8 @@ public final class LegacyCalls {
         StreamCursors.Cursor during =
                 new StreamCursors.Cursor(request.callId(), 0, StreamCursors.ROUND_START, request.id());
         CompletionStage<McpReply.Final> first = reply instanceof McpReply.Stream stream
-                ? stream.notifications()
-                        .runForeach(notification -> events.send(notification, during), pipeline.materializer())
+                ? PekkoStages.direct(stream.notifications()
+                                .runForeach(notification -> events.send(notification, during), pipeline.materializer()))
                         .thenCompose(done -> stream.end())
                 : CompletableFuture.completedFuture((McpReply.Final) reply);
         CompletableFuture<Void> done = new CompletableFuture<>();
