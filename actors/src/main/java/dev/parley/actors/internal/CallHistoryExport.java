@@ -60,9 +60,9 @@ public final class CallHistoryExport {
     }
 
     private CompletionStage<List<Object>> events(PersistenceId persistenceId) {
-        return journal.currentEventsByPersistenceId(persistenceId.id(), 0L, Long.MAX_VALUE)
+        return PekkoStages.direct(journal.currentEventsByPersistenceId(persistenceId.id(), 0L, Long.MAX_VALUE)
                 .map(EventEnvelope::event)
-                .runWith(Sink.seq(), system);
+                .runWith(Sink.seq(), system));
     }
 
     /**
