@@ -7,9 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /** Plain-SQL questions about the journal that Pekko's read journal cannot answer cheaply. */
@@ -35,8 +33,7 @@ public final class JournalQueries {
                 + (restingManifests.isEmpty()
                         ? ""
                         : " AND e." + database.identifier("event_ser_manifest") + " NOT IN (" + placeholders + ")");
-        try (Connection connection =
-                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+        try (Connection connection = connect();
                 PreparedStatement query = connection.prepareStatement(sql)) {
             query.setString(1, prefix + "%");
             int index = 2;
@@ -55,51 +52,79 @@ public final class JournalQueries {
         }
     }
 
+    /** One journal row's place, entity and kind: what the journal-backed gauges follow. */
+    public record EventRow(long ordering, String persistenceId, long sequenceNumber, String manifest) {}
+
+    /** The highest ordering in the journal; 0 when it is empty. */
+    public long highestOrdering() {
+        String sql = "SELECT MAX(" + database.identifier("ordering") + ") FROM " + database.identifier("event_journal");
+        try (Connection connection = connect();
+                PreparedStatement query = connection.prepareStatement(sql);
+                ResultSet rows = query.executeQuery()) {
+            return rows.next() ? rows.getLong(1) : 0;
+        } catch (SQLException e) {
+            throw new IllegalStateException("querying the journal failed: " + e.getMessage(), e);
+        }
+    }
+
     /**
-     * For each of {@code prefixes} (e.g. {@code "ToolCall|"}, {@code "Task|"}): how many entities
-     * under it have their latest event (by sequence number) of each manifest. One pass over the
-     * journal on one connection, however many prefixes: what the journal-backed gauges need,
-     * counted by the database instead of shipping every id.
+     * The latest row of each entity under {@code prefix} whose latest event is one of {@code
+     * manifests}. The manifest is checked before the latest sequence number is looked up, so the
+     * cost follows the rows of those kinds, not the whole journal.
      */
-    public Map<String, Map<String, Long>> latestManifestCounts(List<String> prefixes) {
-        Map<String, Map<String, Long>> counts = new LinkedHashMap<>();
-        prefixes.forEach(prefix -> counts.put(prefix, new LinkedHashMap<>()));
-        if (prefixes.isEmpty()) {
-            return counts;
+    public List<EventRow> latestRowsOf(String prefix, Set<String> manifests) {
+        if (manifests.isEmpty()) {
+            return List.of();
         }
         String id = database.identifier("persistence_id");
         String sequence = database.identifier("sequence_number");
         String manifest = database.identifier("event_ser_manifest");
         String table = database.identifier("event_journal");
-        StringBuilder whichPrefix = new StringBuilder("CASE");
-        for (int i = 0; i < prefixes.size(); i++) {
-            whichPrefix.append(" WHEN e.").append(id).append(" LIKE ? THEN ").append(i);
-        }
-        whichPrefix.append(" END");
-        String underAnyPrefix = String.join(
-                " OR ", prefixes.stream().map(p -> "e." + id + " LIKE ?").toList());
-        // The derived table names the prefix index, so both H2 and PostgreSQL can group by it.
-        String sql = "SELECT latest.prefix_index, latest.manifest, COUNT(*) FROM (SELECT " + whichPrefix
-                + " AS prefix_index, e." + manifest + " AS manifest FROM " + table + " e WHERE (" + underAnyPrefix
-                + ") AND e." + sequence + " = (SELECT MAX(l." + sequence + ") FROM " + table + " l WHERE l." + id
-                + " = e." + id + ")) latest GROUP BY latest.prefix_index, latest.manifest";
-        try (Connection connection =
-                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+        String sql = "SELECT e." + database.identifier("ordering") + ", e." + id + ", e." + sequence + ", e."
+                + manifest + " FROM " + table + " e WHERE e." + id + " LIKE ? AND e." + manifest + " IN ("
+                + String.join(", ", manifests.stream().map(m -> "?").toList()) + ") AND e." + sequence
+                + " = (SELECT MAX(l." + sequence + ") FROM " + table + " l WHERE l." + id + " = e." + id + ")";
+        try (Connection connection = connect();
                 PreparedStatement query = connection.prepareStatement(sql)) {
-            int index = 1;
-            for (int pass = 0; pass < 2; pass++) {
-                for (String prefix : prefixes) {
-                    query.setString(index++, prefix + "%");
-                }
+            query.setString(1, prefix + "%");
+            int index = 2;
+            for (String m : manifests) {
+                query.setString(index++, m);
             }
-            try (ResultSet rows = query.executeQuery()) {
-                while (rows.next()) {
-                    counts.get(prefixes.get(rows.getInt(1))).put(rows.getString(2), rows.getLong(3));
-                }
-            }
-            return counts;
+            return eventRows(query);
         } catch (SQLException e) {
             throw new IllegalStateException("querying the journal failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Up to {@code limit} rows written after {@code ordering}, in ordering order. */
+    public List<EventRow> rowsAfter(long ordering, int limit) {
+        String order = database.identifier("ordering");
+        String sql = "SELECT " + order + ", " + database.identifier("persistence_id") + ", "
+                + database.identifier("sequence_number") + ", " + database.identifier("event_ser_manifest")
+                + " FROM " + database.identifier("event_journal") + " WHERE " + order + " > ? ORDER BY " + order
+                + " LIMIT ?";
+        try (Connection connection = connect();
+                PreparedStatement query = connection.prepareStatement(sql)) {
+            query.setLong(1, ordering);
+            query.setInt(2, limit);
+            return eventRows(query);
+        } catch (SQLException e) {
+            throw new IllegalStateException("querying the journal failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static List<EventRow> eventRows(PreparedStatement query) throws SQLException {
+        List<EventRow> found = new ArrayList<>();
+        try (ResultSet rows = query.executeQuery()) {
+            while (rows.next()) {
+                found.add(new EventRow(rows.getLong(1), rows.getString(2), rows.getLong(3), rows.getString(4)));
+            }
+        }
+        return found;
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
     }
 }

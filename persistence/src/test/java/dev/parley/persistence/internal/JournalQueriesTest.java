@@ -15,7 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -180,7 +179,7 @@ class JournalQueriesTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Store.class)
-    void latestManifestCountsCountEachEntityOnceByItsLatestEventUnderItsOwnPrefix(Store store, @TempDir Path dir)
+    void latestRowsOfFindEachEntityOnceByItsLatestEventUnderItsOwnPrefix(Store store, @TempDir Path dir)
             throws Exception {
         JournalDatabase database = store.freshJournal(dir);
         insert(database, "Task|fresh", CREATED);
@@ -191,14 +190,44 @@ class JournalQueriesTest {
         insertAt(database, "Task|ended-row-first", 1, CREATED);
         insert(database, "ToolCall|asked", "parley.call.started.v1", "parley.call.input-requested.v1");
         insert(database, "Taskforce|not-a-task", CREATED);
+        JournalQueries queries = new JournalQueries(database);
+
+        List<JournalQueries.EventRow> rows = queries.latestRowsOf(TASK, Set.of(CREATED, ASKED));
+
+        assertEquals(
+                List.of("Task|fresh 1 " + CREATED, "Task|waiting-1 2 " + ASKED, "Task|waiting-2 3 " + ASKED),
+                sorted(rows.stream()
+                        .map(row -> row.persistenceId() + " " + row.sequenceNumber() + " " + row.manifest())
+                        .toList()));
+        assertEquals(List.of(), queries.latestRowsOf("Nothing|", Set.of(CREATED)));
+        assertEquals(List.of(), queries.latestRowsOf(TASK, Set.of()));
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Store.class)
+    void rowsAfterAnOrderingComeInOrderingOrderUpToTheLimit(Store store, @TempDir Path dir) throws Exception {
+        JournalDatabase database = store.freshJournal(dir);
+        JournalQueries queries = new JournalQueries(database);
+        assertEquals(0, queries.highestOrdering(), "an empty journal");
+        insert(database, "Task|a", CREATED, ASKED);
         insert(database, "Session|s", "parley.session.opened.v1");
+        insert(database, "Task|b", CREATED);
 
-        Map<String, Map<String, Long>> counts =
-                new JournalQueries(database).latestManifestCounts(List.of(TASK, "ToolCall|", "Nothing|"));
+        List<JournalQueries.EventRow> all = queries.rowsAfter(0, 100);
+        List<JournalQueries.EventRow> lastTwo = queries.rowsAfter(all.get(1).ordering(), 2);
 
-        assertEquals(Map.of(CREATED, 1L, ASKED, 2L, COMPLETED, 2L), counts.get(TASK));
-        assertEquals(Map.of("parley.call.input-requested.v1", 1L), counts.get("ToolCall|"));
-        assertEquals(Map.of(), counts.get("Nothing|"));
+        assertEquals(
+                List.of(
+                        "Task|a " + CREATED,
+                        "Task|a " + ASKED,
+                        "Session|s parley.session.opened.v1",
+                        "Task|b " + CREATED),
+                all.stream()
+                        .map(row -> row.persistenceId() + " " + row.manifest())
+                        .toList());
+        assertEquals(all.subList(2, 4), lastTwo);
+        assertEquals(all.get(3).ordering(), queries.highestOrdering());
+        assertEquals(List.of(), queries.rowsAfter(queries.highestOrdering(), 100));
     }
 
     // --- rows ------------------------------------------------------------------------------------

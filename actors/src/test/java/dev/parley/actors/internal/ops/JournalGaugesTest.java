@@ -86,8 +86,64 @@ class JournalGaugesTest {
                         .value());
     }
 
+    @Test
+    void aRunFollowsTheRowsWrittenSinceTheLastAndACountAfreshForgetsDeletedEntities(@TempDir Path dir)
+            throws Exception {
+        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalSchema.create(database);
+        insert(database, "ToolCall|a", CALL_STARTED, CALL_ASKED);
+        insert(database, "Task|t", TASK_CREATED);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        JournalGauges gauges = new JournalGauges(new JournalQueries(database), registry, 3);
+
+        gauges.run(); // counts afresh
+        assertEquals(1, registry.get("parley.calls.waiting").gauge().value());
+
+        append(database, "ToolCall|a", 3, CALL_ANSWERED, CALL_COMPLETED);
+        insert(database, "ToolCall|b", CALL_STARTED);
+        insert(database, "ToolCall|c", CALL_STARTED, CALL_ASKED);
+        append(database, "Task|t", 2, TASK_ASKED);
+        gauges.run(); // follows
+        assertEquals(2, registry.get("parley.calls.waiting").gauge().value(), "b and c; a completed");
+        assertEquals(
+                0,
+                registry.get("parley.tasks.open")
+                        .tag("status", "working")
+                        .gauge()
+                        .value());
+        assertEquals(
+                1,
+                registry.get("parley.tasks.open")
+                        .tag("status", "input_required")
+                        .gauge()
+                        .value());
+
+        delete(database, "ToolCall|b"); // as retention deletes an abandoned call
+        gauges.run(); // follows: a deleted row is not seen
+        assertEquals(2, registry.get("parley.calls.waiting").gauge().value());
+        gauges.run(); // counts afresh
+        assertEquals(1, registry.get("parley.calls.waiting").gauge().value(), "c");
+    }
+
+    private static void delete(JournalDatabase database, String persistenceId) throws SQLException {
+        try (Connection connection =
+                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+                PreparedStatement delete =
+                        connection.prepareStatement("DELETE FROM \"event_journal\" WHERE \"persistence_id\" = ?")) {
+            delete.setString(1, persistenceId);
+            delete.executeUpdate();
+        }
+    }
+
     /** Events 1..n of {@code persistenceId}, as pekko-persistence-jdbc writes them. */
     private static void insert(JournalDatabase database, String persistenceId, String... manifests)
+            throws SQLException {
+        append(database, persistenceId, 1, manifests);
+    }
+
+    /** Events from {@code firstSequenceNumber} on of {@code persistenceId}. */
+    private static void append(
+            JournalDatabase database, String persistenceId, long firstSequenceNumber, String... manifests)
             throws SQLException {
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
@@ -97,7 +153,7 @@ class JournalGaugesTest {
                         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
             for (int i = 0; i < manifests.length; i++) {
                 insert.setString(1, persistenceId);
-                insert.setLong(2, i + 1);
+                insert.setLong(2, firstSequenceNumber + i);
                 insert.setString(3, "test-writer");
                 insert.setLong(4, 1_785_000_000_000L + i);
                 insert.setString(5, "");
