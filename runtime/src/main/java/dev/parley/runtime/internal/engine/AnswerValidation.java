@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks one {@code inputResponses} entry against the question it answers, before anything is
@@ -18,6 +19,14 @@ import java.util.Set;
  */
 public final class AnswerValidation {
     private static final Set<String> ACTIONS = Set.of("accept", "decline", "cancel");
+    /**
+     * Requested schemas, compiled once: a tool asks the same few questions call after call, and
+     * compiling costs far more than validating. Bounded; emptied when full (a tool that builds its
+     * schemas from data compiles them again, as it would without the cache).
+     */
+    private static final Map<JsonNode, Schema> REQUESTED_SCHEMAS = new ConcurrentHashMap<>();
+
+    private static final int MAX_REQUESTED_SCHEMAS = 256;
 
     private AnswerValidation() {}
 
@@ -67,12 +76,27 @@ public final class AnswerValidation {
             throw McpException.invalidParams(
                     "inputResponses['" + key + "'].content must be an object when action is accept");
         }
-        Schema schema = JsonSchemas.compile(request.params().get("requestedSchema"));
+        Schema schema = requestedSchema(request.params().get("requestedSchema"));
         List<String> problems = JsonSchemas.problems(schema, content);
         if (!problems.isEmpty()) {
             throw McpException.invalidParams("inputResponses['" + key + "'] does not match the requested schema: "
                     + String.join("; ", problems));
         }
+    }
+
+    private static Schema requestedSchema(JsonNode schema) {
+        if (schema == null) {
+            return JsonSchemas.compile(null);
+        }
+        Schema compiled = REQUESTED_SCHEMAS.get(schema);
+        if (compiled == null) {
+            compiled = JsonSchemas.compile(schema);
+            if (REQUESTED_SCHEMAS.size() >= MAX_REQUESTED_SCHEMAS) {
+                REQUESTED_SCHEMAS.clear();
+            }
+            REQUESTED_SCHEMAS.put(schema.deepCopy(), compiled);
+        }
+        return compiled;
     }
 
     /** A {@code CreateMessageResult}: role, content and model. */

@@ -61,6 +61,28 @@ class AnswerValidationTest {
     }
 
     @Test
+    void questionsThatDifferOnlyInTheirSchemaAreEachCheckedAgainstTheirOwn() {
+        // Compiled schemas are kept by content: the second, stricter form must not reuse the first's.
+        AskedQuestion optional = AskedQuestion.of(
+                "guests",
+                Elicitation.form("How many?")
+                        .field("guests", FormField.integer("Guests").optional())
+                        .build()
+                        .toInputRequest());
+        AskedQuestion required = AskedQuestion.of(
+                "guests",
+                Elicitation.form("How many?")
+                        .field("guests", FormField.integer("Guests"))
+                        .build()
+                        .toInputRequest());
+
+        assertAccepted(optional, "{\"action\":\"accept\",\"content\":{}}");
+        assertRefused(required, "{\"action\":\"accept\",\"content\":{}}");
+        assertAccepted(optional, "{\"action\":\"accept\",\"content\":{}}");
+        assertAccepted(required, "{\"action\":\"accept\",\"content\":{\"guests\":2}}");
+    }
+
+    @Test
     void aNonIntegerNumberIsAcceptedThoughTheSpecJsonSchemaTypesAnswersAsIntegers() {
         // spec §4.3 / §13.4: schema.json says integer, schema.ts says number; accept non-integers.
         JsonNode answer = Json.parse("{\"action\":\"accept\",\"content\":{\"window\":\"2026-08-01T10:00:00Z\","
