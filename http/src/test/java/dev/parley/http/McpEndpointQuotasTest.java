@@ -177,6 +177,46 @@ class McpEndpointQuotasTest {
     }
 
     @Test
+    void aTaskThatEndedFreesItsPlaceOnTheNode() throws Exception {
+        // Each task completes at once; without its place freed, the third would be refused for the task's ttl.
+        try (McpHttpServer server = McpHttpServer.builder(new TaskTools().definition())
+                .dataDirectory(directory)
+                .port(0)
+                .config(ConfigFactory.parseString("""
+                        parley.quotas.per-node.open-tasks = 2
+                        parley.quotas.per-principal.open-tasks = 100
+                        """))
+                .start()) {
+            McpTestClient client = new McpTestClient(server.port());
+            for (int i = 1; i <= 5; i++) {
+                // The end reaches the node's leases as a cluster notice, a moment after tasks/get sees it.
+                Reply created = null;
+                for (long deadline = System.nanoTime() + 10_000_000_000L;
+                        (created == null || created.status() == 503) && System.nanoTime() < deadline; ) {
+                    if (created != null) {
+                        Thread.sleep(50);
+                    }
+                    created = client.send(client.toolCall(
+                            "count_words", TaskTools.args("text", "one two"), McpTestClient.WITH_TASKS));
+                }
+                assertEquals(200, created.status(), "task " + i + ": " + created.body());
+                String taskId = created.taskId();
+                assertTrue(taskId != null, created.body());
+                String status = null;
+                for (long deadline = System.nanoTime() + 30_000_000_000L;
+                        !"completed".equals(status) && System.nanoTime() < deadline; ) {
+                    Thread.sleep(20);
+                    status = client.send(client.taskRequest("tasks/get", taskId))
+                            .result()
+                            .path("status")
+                            .asText();
+                }
+                assertEquals("completed", status, "task " + i);
+            }
+        }
+    }
+
+    @Test
     void theNodeWideCeilingHoldsWhateverTheNumberOfPrincipals() {
         // Behind one trusted proxy each X-Forwarded-For address is its own principal.
         try (McpHttpServer server = start("""

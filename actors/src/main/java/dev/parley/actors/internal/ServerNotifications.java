@@ -3,6 +3,9 @@ package dev.parley.actors.internal;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ServerChange;
 import dev.parley.runtime.internal.wire.Tasks.DetailedTask;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -62,9 +65,15 @@ public final class ServerNotifications {
     private final Source<Notice, NotUsed> notices;
     private final ActorRef<Topic.Command<Published>> topic;
 
-    private ServerNotifications(Source<Notice, NotUsed> notices, ActorRef<Topic.Command<Published>> topic) {
+    private final List<Consumer<TaskNotice>> taskListeners;
+
+    private ServerNotifications(
+            Source<Notice, NotUsed> notices,
+            ActorRef<Topic.Command<Published>> topic,
+            List<Consumer<TaskNotice>> taskListeners) {
         this.notices = notices;
         this.topic = topic;
+        this.taskListeners = taskListeners;
     }
 
     public static ServerNotifications start(ActorSystem<?> system, McpServerDefinition server) {
@@ -78,10 +87,15 @@ public final class ServerNotifications {
 
         ActorRef<Topic.Command<Published>> topic = system.systemActorOf(
                 Topic.create(Published.class, "parley-server-changes"), "parley-server-changes", Props.empty());
+        List<Consumer<TaskNotice>> taskListeners = new CopyOnWriteArrayList<>();
         ActorRef<Published> subscriber = system.systemActorOf(
                 Behaviors.receive(Published.class)
                         .onMessage(Published.class, published -> {
-                            hub.first().offer(published.notice());
+                            Notice notice = published.notice();
+                            if (notice instanceof TaskNotice task) {
+                                taskListeners.forEach(listener -> listener.accept(task));
+                            }
+                            hub.first().offer(notice);
                             return Behaviors.same();
                         })
                         .build(),
@@ -89,7 +103,12 @@ public final class ServerNotifications {
                 Props.empty());
         topic.tell(Topic.subscribe(subscriber));
         server.onChange(change -> topic.tell(Topic.publish(Published.of(change))));
-        return new ServerNotifications(hub.second(), topic);
+        return new ServerNotifications(hub.second(), topic, taskListeners);
+    }
+
+    /** {@code listener} hears every task's new state from every node, on this node's subscriber (keep it short). */
+    public void onTaskNotice(Consumer<TaskNotice> listener) {
+        taskListeners.add(listener);
     }
 
     /** Announces a task's new state to every node's listen streams. */

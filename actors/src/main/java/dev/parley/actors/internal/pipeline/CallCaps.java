@@ -6,6 +6,7 @@ import dev.parley.actors.QuotaSettings;
 import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.PrincipalCapsEntity.Kind;
+import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.journal.DiskWatermark;
 import dev.parley.runtime.ErrorCodes;
@@ -19,6 +20,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
@@ -53,6 +55,11 @@ public final class CallCaps {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record OverLimit(String limit, long max, Long size, Long retryAfterSeconds) {}
 
+    private static final Set<String> ENDED_TASK = Set.of(
+            TaskEntity.Status.COMPLETED.wireName,
+            TaskEntity.Status.FAILED.wireName,
+            TaskEntity.Status.CANCELLED.wireName);
+
     private final QuotaSettings quotas;
     /** The per-principal caps, by kind. */
     private final Map<Kind, Integer> perPrincipal;
@@ -83,9 +90,20 @@ public final class CallCaps {
     }
 
     static CallCaps start(
-            ActorSystem<?> system, ClusterSharding sharding, ParleySettings settings, TaskRequests tasks) {
+            ActorSystem<?> system,
+            ClusterSharding sharding,
+            ParleySettings settings,
+            TaskRequests tasks,
+            ServerNotifications notifications) {
         CallCaps callCaps = new CallCaps(sharding, settings, tasks, DiskWatermark.get(system));
         if (settings.quotas().enabled()) {
+            // Every node hears of every task's end: the node that created it frees its place at once,
+            // not when its lease runs out (the task's ttl).
+            notifications.onTaskNotice(notice -> {
+                if (ENDED_TASK.contains(notice.task().status())) {
+                    callCaps.node.release(Kind.OPEN_TASK, notice.taskId());
+                }
+            });
             // The entity passivates itself once it holds no lease: idle passivation would forget open calls.
             sharding.init(Entity.of(
                             PrincipalCapsEntity.ENTITY_TYPE_KEY,

@@ -74,7 +74,7 @@ public final class McpPipeline {
         this.materializer = Materializer.matFromSystem(system);
         this.catalog = new CatalogRequests(server, settings.listPageSize(), cachePolicy);
         this.completion = new CompletionRequests(server);
-        CallCaps caps = CallCaps.start(system, sharding, settings, tasks); // quotas on durable state
+        CallCaps caps = CallCaps.start(system, sharding, settings, tasks, notifications); // quotas on durable state
         this.calls = new DurableCalls(
                 system,
                 server,
