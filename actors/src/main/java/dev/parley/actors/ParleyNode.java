@@ -9,6 +9,7 @@ import dev.parley.actors.internal.TaskResumer;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.actors.internal.journal.DiskWatermark;
 import dev.parley.actors.internal.journal.JournalAvailability;
+import dev.parley.actors.internal.journal.OpenEntities;
 import dev.parley.actors.internal.ops.CallMdc;
 import dev.parley.actors.internal.ops.JournalGauges;
 import dev.parley.actors.internal.ops.NodeHealth;
@@ -261,11 +262,11 @@ public final class ParleyNode implements AutoCloseable {
                 () -> compaction.afterRetention(
                         retention.stream().mapToInt(JournalRetention::purge).sum()));
         watchDisk(system, settings.quotas(), database);
-        JournalGauges gauges = new JournalGauges(
-                new JournalQueries(database), ParleyMetrics.get(system).registry());
+        OpenEntities open = new OpenEntities(new JournalQueries(database));
+        JournalGauges gauges = new JournalGauges(open, ParleyMetrics.get(system).registry());
         housekeeping.schedule(gauges, 0, TimeUnit.MILLISECONDS);
         scanEvery(housekeeping, settings.journalScanInterval(), gauges);
-        TaskResumer resumer = new TaskResumer(new JournalQueries(database), sharding);
+        TaskResumer resumer = new TaskResumer(open, sharding);
         housekeeping.schedule(resumer, 0, TimeUnit.MILLISECONDS);
         scanEvery(housekeeping, settings.taskResumeInterval(), resumer);
         return new ParleyNode(

@@ -1,10 +1,7 @@
 package dev.parley.actors.internal;
 
-import dev.parley.persistence.internal.JournalEvent;
-import dev.parley.persistence.internal.JournalQueries;
-import dev.parley.persistence.internal.TaskEvent;
+import dev.parley.actors.internal.journal.OpenEntities;
 import java.util.List;
-import java.util.Set;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,22 +16,20 @@ public final class TaskResumer implements Runnable {
     /** While the journal is away every scan fails; a few lines a minute say so. */
     private static final dev.parley.runtime.internal.logging.RateLimitedLog scanFailures =
             dev.parley.runtime.internal.logging.RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 2);
-    /** A task whose latest event is one of these is waiting or done: nothing to resume. */
-    private static final Set<String> RESTING =
-            JournalEvent.storedNames(TaskEvent.TYPES, status -> status != TaskEvent.Status.WORKING);
 
-    private final JournalQueries journal;
+    private final OpenEntities open;
     private final ClusterSharding sharding;
 
-    public TaskResumer(JournalQueries journal, ClusterSharding sharding) {
-        this.journal = journal;
+    public TaskResumer(OpenEntities open, ClusterSharding sharding) {
+        this.open = open;
         this.sharding = sharding;
     }
 
     @Override
     public void run() {
         try {
-            List<String> working = journal.busyEntityIds(TaskEntity.ENTITY_TYPE_KEY.name() + "|", RESTING);
+            open.refresh();
+            List<String> working = open.ids(OpenEntities.Status.WORKING_TASK);
             working.forEach(taskId ->
                     sharding.entityRefFor(TaskEntity.ENTITY_TYPE_KEY, taskId).tell(new TaskEntity.Wake()));
             if (!working.isEmpty()) {

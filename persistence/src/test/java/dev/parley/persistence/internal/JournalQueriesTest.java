@@ -18,14 +18,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link JournalQueries#busyEntityIds}: the entities whose latest event (by sequence number)
- * is not a resting one, the query {@code TaskResumer} wakes working tasks by. The same contract
+ * {@link JournalQueries}: the entities whose latest event (by sequence number) is of given kinds
+ * (how the node counts open calls and tasks afresh, and finds the working tasks it wakes), and the
+ * rows written after an ordering (how it follows the journal in between). The same contract
  * on an embedded H2 file and on a real PostgreSQL (embedded, STACK.md §11.3). Rows are written
  * with plain JDBC, the way pekko-persistence-jdbc writes them.
  */
@@ -38,8 +38,8 @@ class JournalQueriesTest {
     private static final String COMPLETED = "parley.task.completed.v1";
     private static final String FAILED = "parley.task.failed.v1";
     private static final String CANCELLED = "parley.task.cancelled.v1";
-    /** What TaskResumer treats as resting: waiting for answers, or ended. */
-    private static final Set<String> RESTING = Set.of(ASKED, COMPLETED, FAILED, CANCELLED);
+    /** The events after which a task is working (neither waiting for answers nor ended). */
+    private static final Set<String> WORKING = Set.of(CREATED, STEP, ANSWERED);
 
     private static EmbeddedPostgres postgres;
     private static final AtomicInteger databases = new AtomicInteger();
@@ -96,7 +96,7 @@ class JournalQueriesTest {
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Store.class)
-    void onlyEntitiesWhoseLatestEventIsNotRestingAreBusy(Store store, @TempDir Path dir) throws Exception {
+    void onlyEntitiesWhoseLatestEventIsAWorkingOneAreWorking(Store store, @TempDir Path dir) throws Exception {
         JournalDatabase database = store.freshJournal(dir);
         insert(database, "Task|fresh", CREATED);
         insert(database, "Task|stepping", CREATED, STEP, STEP);
@@ -107,9 +107,7 @@ class JournalQueriesTest {
         insert(database, "Task|failed", CREATED, FAILED);
         insert(database, "Task|cancelled", CREATED, ASKED, CANCELLED);
 
-        assertEquals(
-                List.of("answered", "fresh", "stepping"),
-                sorted(new JournalQueries(database).busyEntityIds(TASK, RESTING)));
+        assertEquals(List.of("answered", "fresh", "stepping"), sorted(working(database)));
     }
 
     @ParameterizedTest(name = "on {0}")
@@ -122,7 +120,7 @@ class JournalQueriesTest {
         insert(database, "task|lower-case", CREATED);
         insert(database, "XTask|suffix", CREATED);
 
-        assertEquals(List.of("mine"), new JournalQueries(database).busyEntityIds(TASK, RESTING));
+        assertEquals(List.of("mine"), working(database));
     }
 
     @ParameterizedTest(name = "on {0}")
@@ -136,7 +134,7 @@ class JournalQueriesTest {
         insertAt(database, "Task|working-row-last", 3, STEP);
         insertAt(database, "Task|working-row-last", 2, ASKED);
 
-        assertEquals(List.of("working-row-last"), new JournalQueries(database).busyEntityIds(TASK, RESTING));
+        assertEquals(List.of("working-row-last"), working(database));
     }
 
     @ParameterizedTest(name = "on {0}")
@@ -146,35 +144,13 @@ class JournalQueriesTest {
         String id = "786512e2-9e0d_4c4d%a5b1|0a9a'4f8d";
         insert(database, TASK + id, CREATED, STEP);
 
-        assertEquals(List.of(id), new JournalQueries(database).busyEntityIds(TASK, RESTING));
+        assertEquals(List.of(id), working(database));
     }
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Store.class)
-    void anEmptyJournalHasNoBusyEntities(Store store, @TempDir Path dir) throws Exception {
-        assertEquals(List.of(), new JournalQueries(store.freshJournal(dir)).busyEntityIds(TASK, RESTING));
-    }
-
-    @Test
-    void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnAnH2File(@TempDir Path dir) throws Exception {
-        assertEveryEntityIsBusyWithoutRestingManifests(Store.H2_FILE.freshJournal(dir));
-    }
-
-    @Test
-    void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnASqliteFile(@TempDir Path dir) throws Exception {
-        assertEveryEntityIsBusyWithoutRestingManifests(Store.SQLITE_FILE.freshJournal(dir));
-    }
-
-    @Test
-    void withNoRestingManifestsEveryEntityUnderThePrefixIsBusyOnPostgres(@TempDir Path dir) throws Exception {
-        assertEveryEntityIsBusyWithoutRestingManifests(Store.POSTGRES.freshJournal(dir));
-    }
-
-    private static void assertEveryEntityIsBusyWithoutRestingManifests(JournalDatabase database) throws Exception {
-        insert(database, "Task|a", CREATED, COMPLETED);
-        insert(database, "Task|b", CREATED);
-
-        assertEquals(List.of("a", "b"), sorted(new JournalQueries(database).busyEntityIds(TASK, Set.of())));
+    void anEmptyJournalHasNoWorkingEntities(Store store, @TempDir Path dir) throws Exception {
+        assertEquals(List.of(), working(store.freshJournal(dir)));
     }
 
     @ParameterizedTest(name = "on {0}")
@@ -257,6 +233,14 @@ class JournalQueriesTest {
             insert.setBytes(8, "{}".getBytes(StandardCharsets.UTF_8));
             insert.executeUpdate();
         }
+    }
+
+    /** The ids (after the prefix) of the tasks whose latest event is a working one. */
+    private static List<String> working(JournalDatabase database) {
+        return new JournalQueries(database)
+                .latestRowsOf(TASK, WORKING).stream()
+                        .map(row -> row.persistenceId().substring(TASK.length()))
+                        .toList();
     }
 
     private static List<String> sorted(List<String> ids) {

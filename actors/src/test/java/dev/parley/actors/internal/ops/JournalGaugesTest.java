@@ -2,6 +2,7 @@ package dev.parley.actors.internal.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.parley.actors.internal.journal.OpenEntities;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
 import dev.parley.persistence.internal.JournalEventSerializer;
@@ -13,6 +14,11 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,7 +51,7 @@ class JournalGaugesTest {
         insert(database, "Session|s", "parley.session.opened.v1");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-        new JournalGauges(new JournalQueries(database), registry).run();
+        new JournalGauges(new OpenEntities(new JournalQueries(database)), registry).run();
 
         assertEquals(3, registry.get("parley.calls.waiting").gauge().value(), "started, asked, asked-again");
         assertEquals(
@@ -69,7 +75,7 @@ class JournalGaugesTest {
         JournalSchema.create(database);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-        new JournalGauges(new JournalQueries(database), registry).run();
+        new JournalGauges(new OpenEntities(new JournalQueries(database)), registry).run();
 
         assertEquals(0, registry.get("parley.calls.waiting").gauge().value());
         assertEquals(
@@ -87,14 +93,16 @@ class JournalGaugesTest {
     }
 
     @Test
-    void aRunFollowsTheRowsWrittenSinceTheLastAndACountAfreshForgetsDeletedEntities(@TempDir Path dir)
+    void aRunFollowsTheRowsWrittenSinceTheLastAndTheCountAfreshEveryFewMinutesForgetsDeletedEntities(@TempDir Path dir)
             throws Exception {
         JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
         JournalSchema.create(database);
         insert(database, "ToolCall|a", CALL_STARTED, CALL_ASKED);
         insert(database, "Task|t", TASK_CREATED);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        JournalGauges gauges = new JournalGauges(new JournalQueries(database), registry, 3);
+        MovableClock clock = new MovableClock();
+        JournalGauges gauges = new JournalGauges(
+                new OpenEntities(new JournalQueries(database), Duration.ofMinutes(5), clock), registry);
 
         gauges.run(); // counts afresh
         assertEquals(1, registry.get("parley.calls.waiting").gauge().value());
@@ -119,10 +127,35 @@ class JournalGaugesTest {
                         .value());
 
         delete(database, "ToolCall|b"); // as retention deletes an abandoned call
+        clock.advance(Duration.ofMinutes(4));
         gauges.run(); // follows: a deleted row is not seen
         assertEquals(2, registry.get("parley.calls.waiting").gauge().value());
+        clock.advance(Duration.ofMinutes(1));
         gauges.run(); // counts afresh
         assertEquals(1, registry.get("parley.calls.waiting").gauge().value(), "c");
+    }
+
+    private static final class MovableClock extends Clock {
+        private Instant now = Instant.parse("2026-12-03T10:00:00Z");
+
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     private static void delete(JournalDatabase database, String persistenceId) throws SQLException {
