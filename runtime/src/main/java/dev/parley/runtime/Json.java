@@ -1,6 +1,7 @@
 package dev.parley.runtime;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,10 +12,15 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.List;
 
 /** The one Jackson configuration Parley uses on the wire and in its journal. */
 public final class Json {
@@ -28,8 +34,6 @@ public final class Json {
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .serializationInclusion(JsonInclude.Include.NON_ABSENT)
             .build();
-
-    private static final ObjectMapper CANONICAL = MAPPER.copy().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
 
     private Json() {}
 
@@ -59,11 +63,43 @@ public final class Json {
 
     /** JSON text with object keys sorted at every level, so equal values give equal text. */
     public static String canonical(JsonNode node) {
-        try {
-            Object plain = MAPPER.treeToValue(node == null ? MAPPER.nullNode() : node, Object.class);
-            return CANONICAL.writeValueAsString(plain);
-        } catch (JsonProcessingException e) {
+        StringWriter text = new StringWriter();
+        try (JsonGenerator generator = MAPPER.getFactory().createGenerator(text)) {
+            writeCanonical(generator, node == null ? MAPPER.nullNode() : node);
+        } catch (IOException e) {
             throw new IllegalStateException(e);
+        }
+        return text.toString();
+    }
+
+    /**
+     * Writes the tree itself, keys sorted: the same text the mapper writes for the tree read as
+     * plain maps and lists with its entries ordered by key (a digest in a stored requestState or a
+     * journaled fingerprint must not change), without building those maps first. As the mapper's
+     * {@code NON_ABSENT} inclusion does for map entries, a null member is left out.
+     */
+    private static void writeCanonical(JsonGenerator generator, JsonNode node) throws IOException {
+        if (node.isObject()) {
+            List<String> names = new ArrayList<>(node.size());
+            node.fieldNames().forEachRemaining(names::add);
+            Collections.sort(names);
+            generator.writeStartObject();
+            for (String name : names) {
+                JsonNode value = node.get(name);
+                if (!value.isNull()) {
+                    generator.writeFieldName(name);
+                    writeCanonical(generator, value);
+                }
+            }
+            generator.writeEndObject();
+        } else if (node.isArray()) {
+            generator.writeStartArray();
+            for (JsonNode element : node) {
+                writeCanonical(generator, element);
+            }
+            generator.writeEndArray();
+        } else {
+            MAPPER.writeTree(generator, node);
         }
     }
 
