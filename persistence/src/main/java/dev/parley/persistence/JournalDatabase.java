@@ -83,6 +83,11 @@ public sealed interface JournalDatabase {
                     + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
         }
 
+        /** The file H2 keeps the journal in: {@code journal.mv.db}. */
+        public Path file() {
+            return directory.resolve("journal.mv.db");
+        }
+
         /**
          * One journal write transaction at a time: H2 serializes every commit's changed pages on the
          * committing thread, so concurrent small transactions cost more than one larger batch of the
@@ -152,8 +157,13 @@ public sealed interface JournalDatabase {
          */
         @Override
         public String jdbcUrl() {
-            return "jdbc:sqlite:" + directory.toAbsolutePath().resolve("journal.sqlite")
+            return "jdbc:sqlite:" + file().toAbsolutePath()
                     + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=10000&case_sensitive_like=true";
+        }
+
+        /** The journal's file: {@code journal.sqlite} (beside it, while it is open, its WAL and shared-memory files). */
+        public Path file() {
+            return directory.resolve("journal.sqlite");
         }
 
         /**

@@ -28,7 +28,16 @@ public final class JournalSchema {
 
     private JournalSchema() {}
 
+    /**
+     * Creates the tables {@code database} lacks. On a SQLite file, an H2 journal found in the same
+     * data directory (and no SQLite journal yet) is first copied into it ({@link H2ToSqliteMigration}).
+     *
+     * @throws IllegalStateException when the schema cannot be created or the H2 journal cannot be migrated
+     */
     public static void create(JournalDatabase database) {
+        if (database instanceof JournalDatabase.SqliteFile sqlite) {
+            H2ToSqliteMigration.migrateIfPresent(sqlite);
+        }
         List<String> statements = statements(database.schemaResource());
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
