@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 
-/** Where the journal lives: an embedded H2 file (the default), an embedded SQLite file, or a shared PostgreSQL. */
+/** Where the journal lives: an embedded SQLite file (the default), an embedded H2 file, or a shared PostgreSQL. */
 public sealed interface JournalDatabase {
 
     String jdbcUrl();
@@ -24,7 +24,7 @@ public sealed interface JournalDatabase {
     String schemaResource();
 
     /**
-     * The database {@code parley.journal} names: {@code database = h2} or {@code sqlite} (a file in
+     * The database {@code parley.journal} names: {@code database = sqlite} (the default) or {@code h2} (a file in
      * {@code dataDirectory}) or {@code database = postgres} with {@code postgres.url}, {@code user}
      * and {@code password} (from PG_URL, PG_USER and PG_PASSWORD by default).
      */
