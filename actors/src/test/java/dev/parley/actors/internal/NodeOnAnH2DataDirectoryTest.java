@@ -44,8 +44,7 @@ class NodeOnAnH2DataDirectoryTest {
     }
 
     @Test
-    void theWaitingCallsOfAnH2JournalAreAnsweredOnTheDefaultStoreAndACompletedCallKeepsItsHistory()
-            throws Exception {
+    void theWaitingCallsOfAnH2JournalAreAnsweredOnTheDefaultStoreAndACompletedCallKeepsItsHistory() throws Exception {
         RequestStateKey key = RequestStateKey.generate();
         JournalDatabase h2 = new JournalDatabase.H2File(dataDirectory);
         String askedForDate;
@@ -84,7 +83,9 @@ class NodeOnAnH2DataDirectoryTest {
         assertEquals(3, TestTools.RESERVATIONS.get(), "no step of a migrated call ran again");
         assertEquals(3, TestTools.HOLDS.get());
         List<JournalRow> after = NodeDriver.journal(database);
-        assertEquals(written.size() + 6, after.size(), "the answered calls' new events follow the migrated ones");
+        assertTrue(after.containsAll(written), "the migrated events stay");
+        // The first call: answers, the hold step and the next question, then answers and the outcome; the second: two.
+        assertEquals(written.size() + 7, after.size(), "the answered calls' new events follow the migrated ones");
     }
 
     @Test
