@@ -16,7 +16,7 @@ import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The journal-backed gauges count each entity once, by its latest event, on a real H2 file journal. */
+/** The journal-backed gauges count each entity once, by its latest event, on a real SQLite file journal (the default store). */
 class JournalGaugesTest {
     private static final String CALL_STARTED = "parley.call.started.v1";
     private static final String CALL_ASKED = "parley.call.input-requested.v1";
@@ -30,7 +30,7 @@ class JournalGaugesTest {
 
     @Test
     void waitingCallsAndOpenTasksByStatusComeFromEachEntitysLatestEvent(@TempDir Path dir) throws Exception {
-        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalDatabase database = new JournalDatabase.SqliteFile(dir.resolve("journal"));
         JournalSchema.create(database);
         insert(database, "ToolCall|started", CALL_STARTED);
         insert(database, "ToolCall|asked", CALL_STARTED, CALL_ASKED);
@@ -65,7 +65,7 @@ class JournalGaugesTest {
 
     @Test
     void anEmptyJournalHasNothingWaitingOrOpen(@TempDir Path dir) {
-        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalDatabase database = new JournalDatabase.SqliteFile(dir.resolve("journal"));
         JournalSchema.create(database);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
