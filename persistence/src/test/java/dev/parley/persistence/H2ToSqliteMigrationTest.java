@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +24,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** A data directory with an H2 journal, opened on SQLite: its rows move over once, or not at all. */
 class H2ToSqliteMigrationTest {
@@ -40,8 +45,29 @@ class H2ToSqliteMigrationTest {
         List<List<Object>> before = rows(h2);
 
         JournalDatabase.SqliteFile sqlite = new JournalDatabase.SqliteFile(directory);
-        JournalSchema.create(sqlite);
+        Logger log = (Logger) LoggerFactory.getLogger(H2ToSqliteMigration.class);
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        log.addAppender(lines);
+        Level level = log.getLevel();
+        log.setLevel(Level.INFO);
+        try {
+            JournalSchema.create(sqlite);
+        } finally {
+            log.setLevel(level);
+            log.detachAppender(lines);
+        }
 
+        assertEquals(1, lines.list.size(), "one line says what happened");
+        assertEquals(Level.INFO, lines.list.get(0).getLevel());
+        assertTrue(
+                lines.list
+                        .get(0)
+                        .getFormattedMessage()
+                        .matches("migrated the H2 journal to SQLite in \\d+ ms: 5 rows "
+                                + "\\(event_journal 3, event_tag 1, snapshot 1\\) into .*journal.sqlite; "
+                                + "the H2 file is kept as .*journal.mv.db.migrated-to-sqlite"),
+                lines.list.get(0).getFormattedMessage());
         assertEquals(before, rows(sqlite), "the same rows, orderings and payloads");
         assertEquals(1, JournalTables.rows(sqlite, "event_tag"));
         try (Connection connection = JournalTables.connect(sqlite);
