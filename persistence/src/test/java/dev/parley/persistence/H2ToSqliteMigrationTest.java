@@ -76,6 +76,12 @@ class H2ToSqliteMigrationTest {
             assertTrue(snapshot.next());
             assertArrayEquals(new byte[] {1, 2}, snapshot.getBytes(1));
         }
+        try (Connection connection = JournalTables.connect(sqlite);
+                Statement statement = connection.createStatement();
+                ResultSet vacuum = statement.executeQuery("PRAGMA auto_vacuum")) {
+            assertTrue(vacuum.next());
+            assertEquals(2, vacuum.getInt(1), "incremental: compaction can give pages back");
+        }
         assertFalse(Files.exists(h2.file()), "the H2 file is not read again");
         assertTrue(Files.exists(directory.resolve("journal.mv.db" + H2ToSqliteMigration.MIGRATED_SUFFIX)));
         assertEquals(List.of("journal.mv.db.migrated-to-sqlite", "journal.sqlite"), files(directory));
