@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Parley against the official MCP Java SDK server, side by side on this machine:
-#   - Parley's fixture server (examples/target/parley.jar fixtures, H2 journal in a fresh directory)
+#   - Parley's fixture server (examples/target/parley.jar fixtures, the default SQLite journal in a
+#     fresh directory)
 #   - the Java SDK 2.2.0 server in its 2026-07-28 mode (benchmarks/peer-java-sdk), the same two tools
 # Both run at once on the same JVM, each is primed, then measured runs of Parley's load generator
 # alternate between them (the order swaps every round, so drift in the machine's load hits both).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the performance targets of docs/performance.md on this machine, in one run:
 #   1. the bare pekko-http baseline, one-round tools/call
-#   2. the demo server (fresh H2 data directory), one-round tools/call (check_availability)
+#   2. the demo server (fresh data directory, the default SQLite journal), one-round tools/call (check_availability)
 #   3. the demo server, two-round MRTR flows (create_invoice, answering currency)
 #   4. JMH JournalWriteBenchmark (journal write rate against a plain batched insert)
 # then prints the target table. Each server runs alone, on loopback, and is stopped by its PID.

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Full-disk drill for the embedded H2 journal (issue 17), as root: the demo server's data
-# directory is a small file system of its own (a loop-mounted ext4 image, or a tmpfs where no
+# Full-disk drill for the embedded journal (issue 17), as root: the demo server's data directory
+# is a small file system of its own (a loop-mounted ext4 image, or a tmpfs where no
 # loop device is available), which a file then fills. It checks what JournalOutageOnFullDiskTest
 # checks against the demo jar: a create_invoice retry is answered 503 with Retry-After (JSON-RPC
 # -30503), a one-round call is served, /ready is false, the server log says so in one line;
 # after the file is deleted the node is ready again and the waiting call completes.
-# Not in CI. Needs examples/target/parley.jar (mvn -B -q package -DskipTests). Settings: SIZE (32M),
-# PORT (18096), MANAGEMENT_PORT (18596).
+# Not in CI. Needs examples/target/parley.jar (mvn -B -q package -DskipTests). Settings: STORE (sqlite,
+# the default journal; or h2), SIZE (32M), PORT (18096), MANAGEMENT_PORT (18596).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+STORE=${STORE:-sqlite}
 SIZE=${SIZE:-32M}
 PORT=${PORT:-18096}
 MANAGEMENT_PORT=${MANAGEMENT_PORT:-18596}
@@ -31,7 +32,7 @@ else
   echo "data directory: a $SIZE tmpfs (no loop device here)"
 fi
 
-java -Dparley.management.port="$MANAGEMENT_PORT" -jar examples/target/parley.jar demo --port "$PORT" --data "$disk" \
+java -Dparley.management.port="$MANAGEMENT_PORT" -Dparley.journal.database="$STORE" -jar examples/target/parley.jar demo --port "$PORT" --data "$disk" \
   > "$work/server.log" 2>&1 &
 server=$!
 ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MANAGEMENT_PORT/ready")" = 200 ]; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Soak run: the demo server on its own H2 data directory under mixed load for M minutes (30) at
-# total concurrency C (64), split over one-round calls (check_availability), MRTR flows
-# (create_invoice) and tasks (publish_report). The load generator runs one minute at a time, so
+# Soak run: the demo server on its own data directory (the default SQLite journal) under mixed load
+# for M minutes (30) at total concurrency C (64), split over one-round calls (check_availability),
+# MRTR flows (create_invoice) and tasks (publish_report). The load generator runs one minute at a time, so
 # every minute prints its own line: flows and errors per flow kind, and the server's heap after
 # its last GC of that minute, the largest GC pause and the number of GCs (from -Xlog:gc).
 # Not in CI. Needs the jars: mvn -B -q package -DskipTests (examples/target/parley.jar and

@@ -85,7 +85,7 @@ public final class ParleyNode implements AutoCloseable {
      * <pre>{@code
      * ParleyNode node = ParleyNode.builder(server)
      *         .config(ConfigFactory.parseResourcesAnySyntax("application"))
-     *         .journal(new JournalDatabase.H2File(Path.of("data")))
+     *         .journal(new JournalDatabase.SqliteFile(Path.of("data")))
      *         .stateKeyFile(Path.of("data", "request-state.key"))
      *         .start();
      * }</pre>

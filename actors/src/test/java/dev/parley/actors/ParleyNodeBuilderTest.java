@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.ConfigFactory;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.McpServerDefinition;
 import java.nio.file.Files;
@@ -32,7 +33,7 @@ class ParleyNodeBuilderTest {
         IllegalStateException refused = assertThrows(
                 IllegalStateException.class,
                 () -> ParleyNode.builder(SERVER)
-                        .journal(new JournalDatabase.H2File(data))
+                        .journal(JournalDatabase.fromConfig(NodeConfig.load(ConfigFactory.empty()), data))
                         .start());
         assertTrue(refused.getMessage().contains("parley.request-state.keys"), refused.getMessage());
         try (Stream<Path> files = Files.list(data)) {

@@ -162,8 +162,10 @@ class DemoToolsTestKitTest {
 
     /** The one call the node journaled (its data directory holds only this test's calls). */
     private static String onlyCallId(Path dataDirectory) throws Exception {
-        dev.parley.persistence.JournalDatabase database =
-                new dev.parley.persistence.JournalDatabase.H2File(dataDirectory);
+        // The store the test kit's node opened: the configured one (SQLite unless -Dparley.journal.database says
+        // otherwise).
+        dev.parley.persistence.JournalDatabase database = dev.parley.persistence.JournalDatabase.fromConfig(
+                dev.parley.actors.NodeConfig.load(com.typesafe.config.ConfigFactory.empty()), dataDirectory);
         try (var connection =
                         java.sql.DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
                 var statement = connection.createStatement();

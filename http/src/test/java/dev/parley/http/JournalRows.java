@@ -1,6 +1,10 @@
 package dev.parley.http;
 
+import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.NodeConfig;
 import dev.parley.persistence.JournalDatabase;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -8,13 +12,32 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-/** Reads the test server's H2 journal with plain JDBC (same JVM: the open database is shared). */
-final class JournalRows {
+/**
+ * Reads the test server's journal with plain JDBC: the store a server on the default settings and
+ * the system properties opens in its data directory (SQLite unless {@code -Dparley.journal.database}
+ * names another).
+ */
+public final class JournalRows {
     private JournalRows() {}
 
+    /** The journal a server started without a journal setting of its own keeps in {@code dataDirectory}. */
+    public static JournalDatabase database(Path dataDirectory) {
+        return JournalDatabase.fromConfig(NodeConfig.load(ConfigFactory.empty()), dataDirectory);
+    }
+
+    /** The journal's bytes on disk: H2's file, or SQLite's file and its WAL. */
+    public static long bytesOnDisk(Path dataDirectory) throws IOException {
+        JournalDatabase database = database(dataDirectory);
+        Path file = database instanceof JournalDatabase.H2File h2
+                ? h2.file()
+                : ((JournalDatabase.SqliteFile) database).file();
+        Path wal = file.resolveSibling(file.getFileName() + "-wal");
+        return Files.size(file) + (Files.exists(wal) ? Files.size(wal) : 0);
+    }
+
     /** The entity ids (after {@code "ToolCall|"} etc.) whose persistence id starts with {@code prefix}, oldest first. */
-    static java.util.List<String> entityIds(Path dataDirectory, String prefix) {
-        JournalDatabase database = new JournalDatabase.H2File(dataDirectory);
+    public static java.util.List<String> entityIds(Path dataDirectory, String prefix) {
+        JournalDatabase database = database(dataDirectory);
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
                 Statement statement = connection.createStatement();
@@ -33,8 +56,8 @@ final class JournalRows {
         }
     }
 
-    static long count(Path dataDirectory) {
-        JournalDatabase database = new JournalDatabase.H2File(dataDirectory);
+    public static long count(Path dataDirectory) {
+        JournalDatabase database = database(dataDirectory);
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
                 Statement statement = connection.createStatement();

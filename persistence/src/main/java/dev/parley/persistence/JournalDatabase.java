@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 
-/** Where the journal lives: an embedded H2 file (the default), an embedded SQLite file, or a shared PostgreSQL. */
+/** Where the journal lives: an embedded SQLite file (the default), an embedded H2 file, or a shared PostgreSQL. */
 public sealed interface JournalDatabase {
 
     String jdbcUrl();
@@ -24,7 +24,7 @@ public sealed interface JournalDatabase {
     String schemaResource();
 
     /**
-     * The database {@code parley.journal} names: {@code database = h2} or {@code sqlite} (a file in
+     * The database {@code parley.journal} names: {@code database = sqlite} (the default) or {@code h2} (a file in
      * {@code dataDirectory}) or {@code database = postgres} with {@code postgres.url}, {@code user}
      * and {@code password} (from PG_URL, PG_USER and PG_PASSWORD by default).
      */
@@ -81,6 +81,11 @@ public sealed interface JournalDatabase {
         public String jdbcUrl() {
             return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("journal")
                     + ";DATABASE_TO_UPPER=false;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
+        }
+
+        /** The file H2 keeps the journal in: {@code journal.mv.db}. */
+        public Path file() {
+            return directory.resolve("journal.mv.db");
         }
 
         /**
@@ -152,8 +157,13 @@ public sealed interface JournalDatabase {
          */
         @Override
         public String jdbcUrl() {
-            return "jdbc:sqlite:" + directory.toAbsolutePath().resolve("journal.sqlite")
+            return "jdbc:sqlite:" + file().toAbsolutePath()
                     + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=10000&case_sensitive_like=true";
+        }
+
+        /** The journal's file: {@code journal.sqlite} (beside it, while it is open, its WAL and shared-memory files). */
+        public Path file() {
+            return directory.resolve("journal.sqlite");
         }
 
         /**

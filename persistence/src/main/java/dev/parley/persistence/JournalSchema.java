@@ -3,6 +3,8 @@ package dev.parley.persistence;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -28,7 +30,17 @@ public final class JournalSchema {
 
     private JournalSchema() {}
 
+    /**
+     * Creates the tables {@code database} lacks. On a SQLite file, an H2 journal found in the same
+     * data directory (and no SQLite journal yet) is first copied into it ({@link H2ToSqliteMigration}).
+     *
+     * @throws IllegalStateException when the schema cannot be created or the H2 journal cannot be migrated
+     */
     public static void create(JournalDatabase database) {
+        if (database instanceof JournalDatabase.SqliteFile sqlite) {
+            createDirectory(sqlite.directory()); // SQLite creates the file, not its directory (H2 creates both)
+            H2ToSqliteMigration.migrateIfPresent(sqlite);
+        }
         List<String> statements = statements(database.schemaResource());
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
@@ -52,6 +64,14 @@ public final class JournalSchema {
                     "creating the journal schema on " + database + " failed: " + e.getMessage(), e);
         }
         log.info("journal schema ready on {}", database);
+    }
+
+    private static void createDirectory(Path directory) {
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create the journal's directory " + directory + ": " + e, e);
+        }
     }
 
     /**

@@ -17,10 +17,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Schema bootstrap on the default database, an embedded H2 file: an explicit, idempotent
- * migration step that fails loudly (the plugin's own SchemaUtils swallows every error; STACK.md G5).
+ * Schema bootstrap on the embedded files, H2 ({@code parley.journal.database = h2}) and the default
+ * SQLite: an explicit, idempotent migration step that fails loudly (the plugin's own SchemaUtils
+ * swallows every error; STACK.md G5).
  */
 class JournalSchemaTest {
+
+    @Test
+    void createsTheJournalTablesInANewSqliteFileAndItsDirectory(@TempDir Path directory) throws SQLException {
+        JournalDatabase database = new JournalDatabase.SqliteFile(directory.resolve("data"));
+        JournalSchema.create(database);
+        JournalSchema.create(database);
+        for (String table : JournalTables.TABLES) {
+            assertEquals(0, JournalTables.rows(database, table), table);
+        }
+        assertTrue(Files.exists(directory.resolve("data").resolve("journal.sqlite")));
+    }
 
     @Test
     void createsTheJournalTablesInAnEmptyH2File(@TempDir Path directory) throws SQLException {

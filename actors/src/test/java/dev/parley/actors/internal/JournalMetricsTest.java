@@ -35,7 +35,7 @@ class JournalMetricsTest {
 
     @Test
     void theJournalMetersCountEveryEventOnTheEmbeddedJournal() throws Exception {
-        exactCountsOf(new JournalDatabase.H2File(data));
+        exactCountsOf(NodeDriver.configuredJournal(data));
     }
 
     @Test

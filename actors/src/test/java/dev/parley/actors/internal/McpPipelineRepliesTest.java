@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleyNode;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
-import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
@@ -49,7 +48,7 @@ class McpPipelineRepliesTest {
 
     @BeforeAll
     static void startNode() {
-        node = NodeDriver.start(new JournalDatabase.H2File(dataDirectory), RequestStateKey.generate());
+        node = NodeDriver.start(NodeDriver.configuredJournal(dataDirectory), RequestStateKey.generate());
     }
 
     @AfterAll

@@ -36,7 +36,7 @@ class McpPipelineTest {
 
     @BeforeAll
     static void startNode() {
-        database = new JournalDatabase.H2File(dataDirectory);
+        database = NodeDriver.configuredJournal(dataDirectory);
         node = NodeDriver.start(database, RequestStateKey.generate());
     }
 

@@ -71,7 +71,7 @@ class NewEntityIdsTest {
     @Test
     @Timeout(120)
     void anEntityTakenForNewCannotOverwriteItsEvents(@TempDir Path data) throws Exception {
-        JournalDatabase database = new JournalDatabase.H2File(data);
+        JournalDatabase database = NodeDriver.configuredJournal(data);
         try (ParleyNode node = NodeDriver.start(database, RequestStateKey.generate())) {
             JsonNode asked =
                     dispatch(node, toolsCall(1, "schedule_release", RELEASE_ARGS, null, null, ELICITATION), "alice");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.NodeConfig;
 import dev.parley.actors.ParleyNode;
 import dev.parley.actors.internal.pipeline.McpRequest;
 import dev.parley.persistence.JournalDatabase;
@@ -12,6 +13,7 @@ import dev.parley.runtime.internal.state.RequestStateKey;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.McpNames;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -43,6 +45,11 @@ final class NodeDriver {
     static final String NO_CAPABILITIES = "{}";
 
     private NodeDriver() {}
+
+    /** The journal a node on the configured store keeps in {@code dataDirectory} (SQLite unless configured). */
+    static JournalDatabase configuredJournal(Path dataDirectory) {
+        return JournalDatabase.fromConfig(NodeConfig.load(ConfigFactory.empty()), dataDirectory);
+    }
 
     /** A node on {@code database} with {@code key} as its one configured requestState key. */
     static ParleyNode start(JournalDatabase database, RequestStateKey key) {

@@ -3,6 +3,7 @@ package dev.parley.persistence.internal;
 import dev.parley.persistence.JournalDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -17,8 +18,10 @@ import org.h2.mvstore.MVStore;
  * deleted row's pages as free only once no open read still sees the version that deleted them,
  * so one compaction right after a deletion may give little back: {@link #afterRetention} compacts
  * after a run that deleted rows and at every later run until the file is mostly live data again.
- * SQLite returns the free pages of a file created with {@code auto_vacuum = INCREMENTAL} (as
- * JournalSchema makes it). PostgreSQL's autovacuum does its own.
+ * SQLite (the default store) returns the free pages of a file created with
+ * {@code auto_vacuum = INCREMENTAL} (as JournalSchema makes it) with {@code PRAGMA incremental_vacuum},
+ * and a {@code TRUNCATE} checkpoint writes them out of the file and empties the WAL; writers wait
+ * meanwhile, as they do for H2's compaction. PostgreSQL's autovacuum does its own.
  */
 public final class JournalCompaction {
     private static final int MOSTLY_LIVE_PERCENT = 80;
@@ -64,11 +67,15 @@ public final class JournalCompaction {
                 }
                 return store.getFileStore().getChunksFillRate() >= MOSTLY_LIVE_PERCENT;
             } else {
-                // Each step of the statement frees a page: executeUpdate runs it to its end (execute steps once).
                 try (Statement statement = connection.createStatement()) {
+                    // Each step of the statement frees a page: executeUpdate runs it to its end (execute steps once).
                     statement.executeUpdate("PRAGMA incremental_vacuum");
+                    // The file shrinks when the WAL is written back into it; TRUNCATE then empties the WAL,
+                    // which otherwise keeps the size of its largest run between checkpoints.
+                    try (ResultSet checkpoint = statement.executeQuery("PRAGMA wal_checkpoint(TRUNCATE)")) {
+                        return checkpoint.next() && checkpoint.getInt(1) == 0; // 1: busy, again at the next run
+                    }
                 }
-                return true;
             }
         } catch (SQLException e) {
             throw new IllegalStateException("journal compaction failed: " + e.getMessage(), e);

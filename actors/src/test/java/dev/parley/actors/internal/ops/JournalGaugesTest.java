@@ -22,7 +22,7 @@ import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The journal-backed gauges count each entity once, by its latest event, on a real H2 file journal. */
+/** The journal-backed gauges count each entity once, by its latest event, on a real SQLite file journal (the default store). */
 class JournalGaugesTest {
     private static final String CALL_STARTED = "parley.call.started.v1";
     private static final String CALL_ASKED = "parley.call.input-requested.v1";
@@ -36,7 +36,7 @@ class JournalGaugesTest {
 
     @Test
     void waitingCallsAndOpenTasksByStatusComeFromEachEntitysLatestEvent(@TempDir Path dir) throws Exception {
-        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalDatabase database = new JournalDatabase.SqliteFile(dir.resolve("journal"));
         JournalSchema.create(database);
         insert(database, "ToolCall|started", CALL_STARTED);
         insert(database, "ToolCall|asked", CALL_STARTED, CALL_ASKED);
@@ -71,7 +71,7 @@ class JournalGaugesTest {
 
     @Test
     void anEmptyJournalHasNothingWaitingOrOpen(@TempDir Path dir) {
-        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalDatabase database = new JournalDatabase.SqliteFile(dir.resolve("journal"));
         JournalSchema.create(database);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
@@ -95,7 +95,7 @@ class JournalGaugesTest {
     @Test
     void aRunFollowsTheRowsWrittenSinceTheLastAndTheCountAfreshEveryFewMinutesForgetsDeletedEntities(@TempDir Path dir)
             throws Exception {
-        JournalDatabase database = new JournalDatabase.H2File(dir.resolve("journal"));
+        JournalDatabase database = new JournalDatabase.SqliteFile(dir.resolve("journal"));
         JournalSchema.create(database);
         insert(database, "ToolCall|a", CALL_STARTED, CALL_ASKED);
         insert(database, "Task|t", TASK_CREATED);

@@ -10,6 +10,7 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.http.JournalRows;
 import dev.parley.http.McpHttpServer;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.runtime.Json;
@@ -200,7 +201,7 @@ class McpEndpointCapsTest {
     }
 
     private long journalRows() throws Exception {
-        JournalDatabase database = new JournalDatabase.H2File(directory);
+        JournalDatabase database = JournalRows.database(directory);
         try (Connection connection =
                         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
                 Statement statement = connection.createStatement();

@@ -33,12 +33,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * The embedded H2 journal's disk fills up, honestly: the data directory is a small
+ * The embedded journal's disk fills up, honestly, on SQLite (the default) and on H2: the data directory is a small
  * tmpfs mounted for the test (root only; elsewhere the test is skipped, and
  * {@code scripts/full-disk-drill.sh} runs the same drill against the demo jar), filled with a
  * file until the file system refuses writes. Requests that need the journal get 503 with
@@ -76,8 +77,9 @@ class JournalOutageOnFullDiskTest {
                 .build();
     }
 
-    @Test
-    void aFullDiskIsAClean503AndTheNodeRecoversWhenSpaceIsFreed() throws Exception {
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"sqlite", "h2"})
+    void aFullDiskIsAClean503AndTheNodeRecoversWhenSpaceIsFreed(String store) throws Exception {
         Path disk = Files.createDirectories(scratch.resolve("disk"));
         assumeTrue(
                 run("mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", disk.toString()),
@@ -94,7 +96,7 @@ class JournalOutageOnFullDiskTest {
                     .config(ConfigFactory.parseString(
                             // The watermark off: this test is what happens when the disk does fill up.
                             "parley.management.port = 0\nparley.journal-outage.retry-after = 2s\n"
-                                    + "parley.quotas.disk.min-free = 0"))
+                                    + "parley.quotas.disk.min-free = 0\nparley.journal.database = " + store))
                     .start();
             int management = server.managementPort();
             McpTestClient client = new McpTestClient(server.port());
@@ -155,9 +157,9 @@ class JournalOutageOnFullDiskTest {
             assertEquals(1, outageLines, "one line says the journal is unavailable");
             assertTrue(failureLines <= 5, "failure reports are rate-limited: " + failureLines);
             System.out.printf(
-                    "full disk: first refusal in %d ms, ready %d ms after space was freed; log lines: %d outage, "
+                    "full disk on %s: first refusal in %d ms, ready %d ms after space was freed; log lines: %d outage, "
                             + "%d failure reports%n",
-                    tookMs, readyAgainMs, outageLines, failureLines);
+                    store, tookMs, readyAgainMs, outageLines, failureLines);
         } finally {
             availabilityLog.detachAppender(lines);
             if (server != null) {

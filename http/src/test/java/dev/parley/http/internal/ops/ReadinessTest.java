@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
+import dev.parley.http.JournalRows;
 import dev.parley.http.McpHttpServer;
 import dev.parley.persistence.JournalDatabase;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -26,7 +27,7 @@ class ReadinessTest {
     void aNodeWithoutItsMcpEndpointIsAliveButNotReady() throws Exception {
         ParleyNode node = ParleyNode.builder(OperationsEndpointTest.definition())
                 .config(MANAGEMENT_ON_FREE_PORT)
-                .journal(new JournalDatabase.H2File(data))
+                .journal(JournalRows.database(data))
                 .stateKeyFile(data.resolve("key"))
                 .start();
         try {
