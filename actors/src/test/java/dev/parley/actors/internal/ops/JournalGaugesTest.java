@@ -54,19 +54,8 @@ class JournalGaugesTest {
         new JournalGauges(new OpenEntities(new JournalQueries(database)), registry).run();
 
         assertEquals(3, registry.get("parley.calls.waiting").gauge().value(), "started, asked, asked-again");
-        assertEquals(
-                2,
-                registry.get("parley.tasks.open")
-                        .tag("status", "working")
-                        .gauge()
-                        .value(),
-                "created, stepping");
-        assertEquals(
-                1,
-                registry.get("parley.tasks.open")
-                        .tag("status", "input_required")
-                        .gauge()
-                        .value());
+        assertEquals(2, openTasks(registry, "working"), "created, stepping");
+        assertEquals(1, openTasks(registry, "input_required"));
     }
 
     @Test
@@ -78,18 +67,8 @@ class JournalGaugesTest {
         new JournalGauges(new OpenEntities(new JournalQueries(database)), registry).run();
 
         assertEquals(0, registry.get("parley.calls.waiting").gauge().value());
-        assertEquals(
-                0,
-                registry.get("parley.tasks.open")
-                        .tag("status", "working")
-                        .gauge()
-                        .value());
-        assertEquals(
-                0,
-                registry.get("parley.tasks.open")
-                        .tag("status", "input_required")
-                        .gauge()
-                        .value());
+        assertEquals(0, openTasks(registry, "working"));
+        assertEquals(0, openTasks(registry, "input_required"));
     }
 
     @Test
@@ -113,18 +92,8 @@ class JournalGaugesTest {
         append(database, "Task|t", 2, TASK_ASKED);
         gauges.run(); // follows
         assertEquals(2, registry.get("parley.calls.waiting").gauge().value(), "b and c; a completed");
-        assertEquals(
-                0,
-                registry.get("parley.tasks.open")
-                        .tag("status", "working")
-                        .gauge()
-                        .value());
-        assertEquals(
-                1,
-                registry.get("parley.tasks.open")
-                        .tag("status", "input_required")
-                        .gauge()
-                        .value());
+        assertEquals(0, openTasks(registry, "working"));
+        assertEquals(1, openTasks(registry, "input_required"));
 
         delete(database, "ToolCall|b"); // as retention deletes an abandoned call
         clock.advance(Duration.ofMinutes(4));
@@ -133,6 +102,10 @@ class JournalGaugesTest {
         clock.advance(Duration.ofMinutes(1));
         gauges.run(); // counts afresh
         assertEquals(1, registry.get("parley.calls.waiting").gauge().value(), "c");
+    }
+
+    private static double openTasks(SimpleMeterRegistry registry, String status) {
+        return registry.get("parley.tasks.open").tag("status", status).gauge().value();
     }
 
     private static final class MovableClock extends Clock {
