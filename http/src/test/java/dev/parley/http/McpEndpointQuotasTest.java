@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.runtime.Json;
+import dev.parley.runtime.McpServerDefinition;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.McpTestClient.Reply;
 import java.net.InetAddress;
@@ -37,7 +38,11 @@ class McpEndpointQuotasTest {
     Path directory;
 
     private McpHttpServer start(String config) {
-        return McpHttpServer.builder(new TestTools().definition())
+        return start(new TestTools().definition(), config);
+    }
+
+    private McpHttpServer start(McpServerDefinition definition, String config) {
+        return McpHttpServer.builder(definition)
                 .dataDirectory(directory)
                 .port(0)
                 .config(ConfigFactory.parseString(config))
@@ -179,14 +184,10 @@ class McpEndpointQuotasTest {
     @Test
     void aTaskThatEndedFreesItsPlaceOnTheNode() throws Exception {
         // Each task completes at once; without its place freed, the third would be refused for the task's ttl.
-        try (McpHttpServer server = McpHttpServer.builder(new TaskTools().definition())
-                .dataDirectory(directory)
-                .port(0)
-                .config(ConfigFactory.parseString("""
-                        parley.quotas.per-node.open-tasks = 2
-                        parley.quotas.per-principal.open-tasks = 100
-                        """))
-                .start()) {
+        try (McpHttpServer server = start(new TaskTools().definition(), """
+                parley.quotas.per-node.open-tasks = 2
+                parley.quotas.per-principal.open-tasks = 100
+                """)) {
             McpTestClient client = new McpTestClient(server.port());
             for (int i = 1; i <= 5; i++) {
                 // The end reaches the node's leases as a cluster notice, a moment after tasks/get sees it.

@@ -9,6 +9,7 @@ import dev.parley.actors.internal.PrincipalCapsEntity.Kind;
 import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.journal.DiskWatermark;
+import dev.parley.persistence.internal.TaskEvent;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.logging.RateLimitedLog;
@@ -24,6 +25,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -55,10 +58,11 @@ public final class CallCaps {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record OverLimit(String limit, long max, Long size, Long retryAfterSeconds) {}
 
-    private static final Set<String> ENDED_TASK = Set.of(
-            TaskEntity.Status.COMPLETED.wireName,
-            TaskEntity.Status.FAILED.wireName,
-            TaskEntity.Status.CANCELLED.wireName);
+    /** The wire names of the statuses a task ends in (the journal's vocabulary says which). */
+    private static final Set<String> ENDED_TASK = Stream.of(TaskEvent.Status.values())
+            .filter(status -> !status.open)
+            .map(TaskEvent.Status::label)
+            .collect(Collectors.toUnmodifiableSet());
 
     private final QuotaSettings quotas;
     /** The per-principal caps, by kind. */
@@ -232,9 +236,7 @@ public final class CallCaps {
                 .map(taskId -> tasks.ask(tasks.task(taskId), replyTo -> new TaskEntity.Get(principal, replyTo))
                         .thenAccept(reply -> {
                             if (!(reply instanceof TaskEntity.TaskView view)
-                                    || view.status() == TaskEntity.Status.COMPLETED
-                                    || view.status() == TaskEntity.Status.FAILED
-                                    || view.status() == TaskEntity.Status.CANCELLED) {
+                                    || ENDED_TASK.contains(view.status().wireName)) {
                                 release(principal, Kind.OPEN_TASK, taskId);
                             }
                         })
