@@ -9,6 +9,8 @@
 #   - one-round tools/call (test_simple_text): requests/s, p99, server CPU ms per request
 #   - MRTR flows (test_input_required_result_elicitation: call -> input_required -> retry -> complete):
 #     flows/s, p99 of the flow, server CPU ms per flow
+#   - start-up to the ready line and idle RSS, Parley with its class-data-sharing archive (as the
+#     README starts it) and without
 # Parley journals both rounds of a flow; the Java SDK keeps nothing (its state rides in requestState).
 #
 # Build first, in the project root: mvn -B -q package -DskipTests   (this script builds the peer)
@@ -107,7 +109,17 @@ load() {
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $("$JAVA" -version 2>&1 | head -1)"
 echo "settings: ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP PRIME=$PRIME C=$C SERVER_JAVA_OPTS='$SERVER_JAVA_OPTS'; results in $OUT"
 rm -f "$OUT"/*.json "$OUT/load.log"
-start parley -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
+# Parley's class-data-sharing archive for the run copy (an archive holds for one jar path and JVM),
+# made as the build makes examples/target/parley.jsa.
+"$JAVA" -XX:ArchiveClassesAtExit="$RUN/jars/parley.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off \
+  -jar "$RUN/jars/parley.jar" cds-training >"$OUT/cds-training.log" 2>&1
+# One start without the archive first, alone, for the start-up row without it.
+start parley_plain -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data-plain"
+sleep 5
+IDLE_RSS_parley_plain=$(rss "$PID_parley_plain")
+kill "$PID_parley_plain"
+wait "$PID_parley_plain" 2>/dev/null || true
+start parley -XX:SharedArchiveFile="$RUN/jars/parley.jsa" -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
 start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
   dev.parley.peer.JavaSdkPeer --port 0
 # Idle: both started one after the other and left alone for 5 s before any request.
@@ -169,9 +181,12 @@ jq -s -r --arg rounds "$ROUNDS" --arg c "$C" --argjson failed "$FAILED" '
       jq -c --arg server "${b%%-*}" --arg kind "$(cut -d- -f2 <<<"$b")" \
         '{server: $server, kind: $kind, level: .levels[0]}' "$f"
     done)
-awk -v ps="$STARTUP_parley" -v ss="$STARTUP_sdk" -v pr="$IDLE_RSS_parley" -v sr="$IDLE_RSS_sdk" 'BEGIN {
+awk -v ps="$STARTUP_parley" -v ss="$STARTUP_sdk" -v pr="$IDLE_RSS_parley" -v sr="$IDLE_RSS_sdk" \
+  -v pps="$STARTUP_parley_plain" -v ppr="$IDLE_RSS_parley_plain" 'BEGIN {
   printf "  %-40s %12s %12s %11.2fx\n", "start-up to ready ms (one start each)", ss, ps, ps / ss
-  printf "  %-40s %12s %12s %11.2fx\n", "idle RSS MB (5 s after ready)", sr, pr, pr / sr }'
+  printf "  %-40s %12s %12s %11.2fx\n", "idle RSS MB (5 s after ready)", sr, pr, pr / sr
+  printf "  %-40s %12s %12s %11.2fx\n", "  Parley without its CDS archive: start-up", ss, pps, pps / ss
+  printf "  %-40s %12s %12s %11.2fx\n", "  Parley without its CDS archive: idle RSS", sr, ppr, ppr / sr }'
 # Exit status: 0 only when every measured run finished without an error.
 errors=$(cat "$OUT"/*-r*.json | jq -s 'map(.levels[0].errors + .levels[0].warmupErrors) | add // 0')
 (( FAILED == 0 && errors == 0 ))

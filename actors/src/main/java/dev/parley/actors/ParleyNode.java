@@ -39,6 +39,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -46,6 +48,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -101,6 +104,7 @@ public final class ParleyNode implements AutoCloseable {
         private Config config = ConfigFactory.empty();
         private JournalDatabase journal;
         private Path stateKeyFile;
+        private Consumer<ActorSystem<Void>> whenSystemStarted = system -> {};
 
         private Builder(McpServerDefinition server) {
             this.server = Objects.requireNonNull(server, "server");
@@ -134,6 +138,15 @@ public final class ParleyNode implements AutoCloseable {
          */
         public Builder stateKeyFile(Path stateKeyFile) {
             this.stateKeyFile = Objects.requireNonNull(stateKeyFile, "stateKeyFile");
+            return this;
+        }
+
+        /**
+         * Runs {@code first} as soon as the actor system exists, before the cluster and sharding
+         * start: work that needs only the system (the management endpoint) starts beside them.
+         */
+        public Builder whenSystemStarted(Consumer<ActorSystem<Void>> first) {
+            this.whenSystemStarted = Objects.requireNonNull(first, "first");
             return this;
         }
 
@@ -178,10 +191,21 @@ public final class ParleyNode implements AutoCloseable {
         Config effective = NodeConfig.load(builder.config, database);
         ParleySettings settings = ParleySettings.from(effective);
         List<RequestStateKey> stateKeys = builder.stateKeys(effective);
-        JournalSchema.create(database);
         server.tools().forEach(ToolDefinition::compileInputSchema); // a schema the validator refuses stops the start
+        // The journal's schema (and an H2 journal's move to SQLite) is made while the actor system
+        // starts, on a second core; nothing reads or writes the journal before the join below.
+        CompletableFuture<Void> schema = CompletableFuture.runAsync(
+                () -> JournalSchema.create(database), task -> new Thread(task, "parley-journal-schema").start());
         String systemName = builder.systemName;
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, effective);
+        try {
+            schema.join();
+        } catch (CompletionException e) {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().join();
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+        builder.whenSystemStarted.accept(system);
         ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
         Cluster cluster = Cluster.get(system);
         // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).

@@ -21,12 +21,17 @@ import org.slf4j.LoggerFactory;
  * 3001, the port the conformance suite's own fixture uses, data in {@code ./data/fixtures}), or
  * the journal schema migration alone. {@code --config} names a configuration file or a resource
  * such as {@code local1.conf} (a node of the loopback cluster). {@code --stdio} serves MCP on
- * stdin/stdout as well, logs to stderr and exits at the end of stdin.
+ * stdin/stdout as well, logs to stderr and exits at the end of stdin. {@code cds-training} is the
+ * training run of a class-data-sharing archive ({@link CdsTraining}).
  */
 public final class Launcher {
     private Launcher() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("cds-training")) {
+            CdsTraining.run();
+            return;
+        }
         if (args.length == 0 || !List.of("demo", "fixtures", "migrate").contains(args[0])) {
             usage();
             return;

@@ -49,16 +49,9 @@ final class DemoProcess {
 
     /** Starts the demo on {@code data} with these JVM options and waits (bounded) until it is ready. */
     static DemoProcess start(Path data, List<String> jvmOptions) {
-        List<String> command = new ArrayList<>(List.of(java(), "-Xmx512m"));
-        command.addAll(jvmOptions);
-        command.addAll(List.of(
-                "-jar",
-                jar().toAbsolutePath().toString(),
-                "demo",
-                "--port",
-                "0",
-                "--data",
-                data.toAbsolutePath().toString()));
+        List<String> command = javaJar(jar(), jvmOptions);
+        command.addAll(
+                List.of("demo", "--port", "0", "--data", data.toAbsolutePath().toString()));
         DemoProcess started;
         try {
             started = new DemoProcess(
@@ -68,6 +61,22 @@ final class DemoProcess {
         }
         started.awaitReady();
         return started;
+    }
+
+    /**
+     * {@code java -Xmx512m [the jar's class-data-sharing archive] [options] -jar jar}, with the java
+     * of this JVM: started as the README starts it, with the archive the build made beside the jar
+     * (its warnings, if it does not fit, on stderr).
+     */
+    static List<String> javaJar(Path jar, List<String> jvmOptions) {
+        List<String> command = new ArrayList<>(List.of(java(), "-Xmx512m"));
+        Path archive = jar.resolveSibling(jar.getFileName().toString().replaceFirst("\\.jar$", ".jsa"));
+        if (Files.isRegularFile(archive)) {
+            command.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:disable", "-Xlog:all=warning:stderr"));
+        }
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
+        return command;
     }
 
     /** The java of this JVM, for the processes the tests start. */

@@ -133,12 +133,10 @@ class StdioEarlyWritesIT {
 
     /** The demo jar with {@code --stdio} in its own JVM, its stderr (logs) in {@code stderr.log}. */
     private Process start() throws java.io.IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
         Path jar = Files.isRegularFile(Path.of("target", "parley.jar"))
                 ? Path.of("target", "parley.jar")
                 : Path.of("..", "examples", "target", "parley.jar");
-        return new ProcessBuilder(
-                        java, "-Xmx512m", "-jar", jar.toString(), "demo", "--stdio", "--data", data.toString())
+        return new ProcessBuilder(command(jar))
                 .redirectError(data.resolve("stderr.log").toFile())
                 .start();
     }
@@ -148,5 +146,11 @@ class StdioEarlyWritesIT {
                 .filter(answer -> answer.path("id").asInt() == id)
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no answer to request " + id + ": " + answers));
+    }
+
+    private List<String> command(Path jar) {
+        List<String> command = DemoProcess.javaJar(jar, List.of());
+        command.addAll(List.of("demo", "--stdio", "--data", data.toString()));
+        return command;
     }
 }

@@ -40,12 +40,10 @@ class StdioIT {
     @Test
     @Timeout(180)
     void bothErasTalkOverStdioAndTheProcessEndsWithItsInput() throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
         Path jar = Files.isRegularFile(Path.of("target", "parley.jar"))
                 ? Path.of("target", "parley.jar")
                 : Path.of("..", "examples", "target", "parley.jar");
-        Process process = new ProcessBuilder(
-                        java, "-Xmx512m", "-jar", jar.toString(), "demo", "--stdio", "--data", data.toString())
+        Process process = new ProcessBuilder(command(jar))
                 .redirectError(data.resolve("stderr.log").toFile())
                 .start();
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -136,5 +134,11 @@ class StdioIT {
         assertNotNull(line, "a line on stdout within 60 s");
         assertTrue(line.startsWith("{\"jsonrpc\":\"2.0\""), "stdout holds only JSON-RPC: " + line);
         return Json.parse(line);
+    }
+
+    private List<String> command(Path jar) {
+        List<String> command = DemoProcess.javaJar(jar, List.of());
+        command.addAll(List.of("demo", "--stdio", "--data", data.toString()));
+        return command;
     }
 }

@@ -37,6 +37,7 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.Uri;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.apache.pekko.stream.Materializer;
@@ -221,26 +222,32 @@ public final class McpHttpServer implements AutoCloseable {
             AuthSettings auth = AuthSettings.from(effective);
             ManagementSettings management = ManagementSettings.from(effective);
             // Configured shared keys, or (standalone) the key kept in the data directory.
+            // Management starts (on the system's dispatcher) as soon as the actor system exists, beside
+            // the cluster, sharding and the MCP route: /ready says "not ready" until the node is.
+            CompletableFuture<Uri> managementBound = new CompletableFuture<>();
             ParleyNode node = ParleyNode.builder(definition)
                     .config(config)
                     .journal(journal)
                     .stateKeyFile(dataDirectory.resolve("request-state.key"))
+                    .whenSystemStarted(system -> {
+                        ConsoleJournal.get(system).use(journal); // the console (on the management port) reads it
+                        if (management.enabled()) {
+                            CompletableFuture.supplyAsync(
+                                            () -> PekkoManagement.get(system.classicSystem())
+                                                    .start(),
+                                            system.executionContext())
+                                    .thenCompose(started -> started)
+                                    .whenComplete((uri, failure) -> {
+                                        if (failure != null) {
+                                            managementBound.completeExceptionally(failure);
+                                        } else {
+                                            managementBound.complete(uri);
+                                        }
+                                    });
+                        }
+                    })
                     .start();
             try {
-                // Management first: /ready answers (not ready) while the rest starts.
-                int managementPort = -1;
-                ConsoleJournal.get(node.system()).use(journal); // the console (on the management port) reads it
-                if (management.enabled()) {
-                    managementPort = PekkoManagement.get(node.system().classicSystem())
-                            .start()
-                            .toCompletableFuture()
-                            .get(30, TimeUnit.SECONDS)
-                            .port();
-                    log.info(
-                            "management (/ready, /alive, /metrics, /console) at http://{}:{}/",
-                            management.host(),
-                            managementPort);
-                }
                 ParleyTracing.get(node.system()).use(tracing(node, effective));
                 NodeLifecycle lifecycle = new NodeLifecycle(node.system(), NodeLifecycle.Settings.from(effective));
                 RequestAuthorization authorization = auth.enabled()
@@ -270,6 +277,14 @@ public final class McpHttpServer implements AutoCloseable {
                                 () -> metrics.refusedAtEdge("too_many_connections")))
                         .toCompletableFuture()
                         .get(30, TimeUnit.SECONDS);
+                int managementPort = -1;
+                if (management.enabled()) {
+                    managementPort = managementBound.get(30, TimeUnit.SECONDS).port();
+                    log.info(
+                            "management (/ready, /alive, /metrics, /console) at http://{}:{}/",
+                            management.host(),
+                            managementPort);
+                }
                 lifecycle.install(binding, managementPort >= 0);
                 log.info(
                         "MCP endpoint at http://{}:{}/{}",
