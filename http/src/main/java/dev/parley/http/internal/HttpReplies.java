@@ -3,6 +3,7 @@ package dev.parley.http.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.pipeline.McpReply;
+import dev.parley.http.internal.ops.RequestObserver;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.Cancellation;
@@ -72,8 +73,14 @@ public final class HttpReplies {
 
     /** Any JSON-RPC messages as an SSE response, one event each, with keep-alive comments between. */
     HttpResponse eventStream(Source<?, NotUsed> messages) {
-        Source<ByteString, NotUsed> frames = messages.map(HttpReplies::sseFrame).keepAlive(keepAlive, () -> KEEP_ALIVE);
+        RequestObserver.SentMessages sent = new RequestObserver.SentMessages();
+        Source<ByteString, NotUsed> frames = messages.map(message -> {
+                    sent.sent(message instanceof SseEvent event ? event.message() : message);
+                    return sseFrame(message);
+                })
+                .keepAlive(keepAlive, () -> KEEP_ALIVE);
         return HttpResponse.create()
+                .addAttribute(RequestObserver.SENT_MESSAGES, sent)
                 .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
                 .addHeader(RawHeader.create("Cache-Control", "no-cache"))
                 .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));
@@ -115,7 +122,8 @@ public final class HttpReplies {
         }
         HttpResponse response = HttpResponse.create()
                 .withStatus(status)
-                .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
+                .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes))
+                .addAttribute(RequestObserver.RESPONSE, body);
         // A refusal over a per-principal cap (429) or while the journal is away (503) says when to try again.
         JsonNode retryAfter = body.error() == null || body.error().data() == null
                 ? null

@@ -17,7 +17,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,12 +24,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.http.javadsl.model.AttributeKey;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.util.ByteString;
 
 /**
  * What a transport reports about each request (metrics, a server span, MDC fields), for both
@@ -42,7 +41,32 @@ public final class RequestObserver {
     /** The result type of a 2025-11-25 request whose client closed the stream before the response. */
     static final String CLOSED = "closed";
 
-    private static final byte[] SSE_DATA = "data: ".getBytes(StandardCharsets.UTF_8);
+    /**
+     * On a response the HTTP transport rendered: the JSON-RPC response of a JSON body, so the
+     * observation reads its outcome without parsing the bytes again.
+     */
+    public static final AttributeKey<JsonRpc.Response> RESPONSE =
+            AttributeKey.create("parley-response", JsonRpc.Response.class);
+
+    /** On an SSE response: the messages it sends, each as it is rendered. */
+    public static final AttributeKey<SentMessages> SENT_MESSAGES =
+            AttributeKey.create("parley-sent-messages", SentMessages.class);
+
+    /**
+     * The messages an SSE response sends, told to whoever listens (the request's observation)
+     * as each is rendered. The listener is set before the response's stream runs.
+     */
+    public static final class SentMessages {
+        private volatile java.util.function.Consumer<Object> listener = message -> {};
+
+        public void sent(Object message) {
+            listener.accept(message);
+        }
+
+        void listen(java.util.function.Consumer<Object> listener) {
+            this.listener = listener;
+        }
+    }
 
     private final ParleyMetrics metrics;
     private final ParleyTracing tracing;
@@ -221,42 +245,31 @@ public final class RequestObserver {
                             ? e
                             : new java.util.concurrent.CompletionException(failure);
                 }
-                HttpEntity entity = response.entity();
-                if (entity instanceof HttpEntity.Strict strict) {
-                    JsonRpc.ClientResponse body =
-                            JsonRpc.responseOrNull(strict.getData().toArray());
-                    if (body != null) {
-                        ended(body);
+                Optional<SentMessages> stream = response.getAttribute(SENT_MESSAGES);
+                if (stream.isEmpty()) {
+                    Optional<JsonRpc.Response> body = response.getAttribute(RESPONSE);
+                    if (body.isPresent()) {
+                        ended(body.get());
                     } else {
                         end(response.status().isSuccess() ? "complete" : "error", "");
                     }
                     return response;
                 }
+                stream.get().listen(this::sent);
+                HttpEntity entity = response.entity();
                 return response.withEntity(HttpEntities.createChunked(
-                        entity.getContentType(),
-                        entity.getDataBytes()
-                                .map(frame -> {
-                                    if (!ended.get()) {
-                                        sentFrame(frame);
-                                    }
-                                    return frame;
-                                })
-                                .watchTermination((notUsed, done) -> {
-                                    // direct: a plain continuation on Pekko's stage would start a thread per stream
-                                    PekkoStages.direct(done).whenComplete((ok, closed) -> end(CLOSED, ""));
-                                    return NotUsed.getInstance();
-                                })));
+                        entity.getContentType(), entity.getDataBytes().watchTermination((notUsed, done) -> {
+                            // direct: a plain continuation on Pekko's stage would start a thread per stream
+                            PekkoStages.direct(done).whenComplete((ok, closed) -> end(CLOSED, ""));
+                            return NotUsed.getInstance();
+                        })));
             });
         }
 
         /** A message sent to the client (stdio): the request's own response ends it. */
         public void sent(Object message) {
             if (message instanceof JsonRpc.Response response && id != null && id.equals(response.id())) {
-                if (response.error() != null) {
-                    end("error", Integer.toString(response.error().code()));
-                } else {
-                    end("complete", "");
-                }
+                ended(response);
             }
         }
 
@@ -265,21 +278,9 @@ public final class RequestObserver {
             end(CLOSED, "");
         }
 
-        private void sentFrame(ByteString frame) {
-            int data = frame.indexOfSlice(ByteString.fromArray(SSE_DATA));
-            if (data < 0) {
-                return; // a keep-alive comment
-            }
-            JsonRpc.ClientResponse response =
-                    JsonRpc.responseOrNull(frame.drop(data + SSE_DATA.length).toArray());
-            if (response != null && id != null && id.equals(response.id())) {
-                ended(response);
-            }
-        }
-
-        private void ended(JsonRpc.ClientResponse response) {
+        private void ended(JsonRpc.Response response) {
             if (response.error() != null) {
-                end("error", response.error().path("code").asText(""));
+                end("error", Integer.toString(response.error().code()));
             } else {
                 end("complete", "");
             }
