@@ -184,16 +184,16 @@ public final class JournalAvailability implements Extension {
             return; // one probe at a time; its result covers every report made meanwhile
         }
         Runnable probe = () -> {
-            boolean answers;
+            Exception failure;
             try {
-                answers = journalAnswers();
+                failure = probeFailure();
             } finally {
                 probing.set(false);
             }
-            if (answers) {
+            if (failure == null) {
                 becameAvailable();
             } else {
-                becameUnavailable();
+                becameUnavailable(failure);
                 probeSoon(settings.probeInterval());
             }
         };
@@ -204,14 +204,21 @@ public final class JournalAvailability implements Extension {
         }
     }
 
-    private void becameUnavailable() {
+    /**
+     * The probe's own failure goes in the line: an entity's failure can hide the cause (on a full
+     * disk, SQLite rolls the transaction back and the driver reports only "cannot commit - no
+     * transaction is active"), while the probe's write names it ("database or disk is full").
+     */
+    private void becameUnavailable(Exception cause) {
         if (unavailable) {
             return;
         }
         unavailableSince = System.nanoTime();
         unavailable = true;
         log.error(
-                "journal unavailable: requests that need it are answered 503 (Retry-After {} s) until it answers again",
+                "journal unavailable ({}): requests that need it are answered 503 (Retry-After {} s) until it answers"
+                        + " again",
+                cause.toString(),
                 Math.max(1, settings.retryAfter().toSeconds()));
         Unavailable failure = new Unavailable();
         waiting.forEach(ask -> ask.completeExceptionally(failure));
@@ -237,7 +244,8 @@ public final class JournalAvailability implements Extension {
      * entity writes through): a connection, then one committed update of a one-row table, within
      * {@code probe-timeout}. A read would pass on a full disk, where every journal write fails.
      */
-    private boolean journalAnswers() {
+    /** Null when the journal took the probe's write; else why it did not. */
+    private Exception probeFailure() {
         try {
             SlickExtensionImpl slick = (SlickExtensionImpl) SlickExtension.get(system.classicSystem());
             try (Connection connection = slick.database(
@@ -256,11 +264,11 @@ public final class JournalAvailability implements Extension {
                         == 0) {
                     statement.executeUpdate("INSERT INTO " + PROBE_TABLE + " (id, probed_at) VALUES (1, " + now + ")");
                 }
-                return true;
+                return null;
             }
         } catch (Exception e) {
             log.debug("journal probe failed: {}", e.toString());
-            return false;
+            return e;
         }
     }
 

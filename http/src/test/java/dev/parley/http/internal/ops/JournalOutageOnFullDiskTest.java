@@ -155,6 +155,19 @@ class JournalOutageOnFullDiskTest {
                     .filter(line -> line.getFormattedMessage().startsWith("journal failure"))
                     .count();
             assertEquals(1, outageLines, "one line says the journal is unavailable");
+            String outage = lines.list.stream()
+                    .map(line -> line.getFormattedMessage())
+                    .filter(line -> line.startsWith("journal unavailable"))
+                    .findFirst()
+                    .orElseThrow();
+            // SQLite's probe names the full disk; H2 closes its database on the failed write, and says only that.
+            assertTrue(
+                    outage.toLowerCase(java.util.Locale.ROOT)
+                            .matches(
+                                    store.equals("sqlite")
+                                            ? "(?s).*disk is full.*"
+                                            : "(?s).*database has been closed.*"),
+                    () -> "the line says why: " + outage);
             assertTrue(failureLines <= 5, "failure reports are rate-limited: " + failureLines);
             System.out.printf(
                     "full disk on %s: first refusal in %d ms, ready %d ms after space was freed; log lines: %d outage, "
