@@ -25,7 +25,7 @@ class CdsArchiveIT {
         List<String> command = new ArrayList<>(List.of(
                 DemoProcess.java(),
                 "-Xshare:on",
-                "-XX:SharedArchiveFile=" + jar.resolveSibling("parley.jsa"),
+                "-XX:SharedArchiveFile=" + DemoProcess.archive(jar),
                 "-Xlog:class+load=info",
                 "-jar",
                 jar.toAbsolutePath().toString(),

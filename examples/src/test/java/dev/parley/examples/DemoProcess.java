@@ -70,13 +70,18 @@ final class DemoProcess {
      */
     static List<String> javaJar(Path jar, List<String> jvmOptions) {
         List<String> command = new ArrayList<>(List.of(java(), "-Xmx512m"));
-        Path archive = jar.resolveSibling(jar.getFileName().toString().replaceFirst("\\.jar$", ".jsa"));
+        Path archive = archive(jar);
         if (Files.isRegularFile(archive)) {
             command.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:disable", "-Xlog:all=warning:stderr"));
         }
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
         return command;
+    }
+
+    /** The class-data-sharing archive the build makes beside {@code jar} ({@code parley.jsa} for {@code parley.jar}). */
+    static Path archive(Path jar) {
+        return jar.resolveSibling(jar.getFileName().toString().replaceFirst("\\.jar$", ".jsa"));
     }
 
     /** The java of this JVM, for the processes the tests start. */

@@ -221,13 +221,13 @@ public final class McpHttpServer implements AutoCloseable {
             HttpSettings settings = HttpSettings.from(effective);
             AuthSettings auth = AuthSettings.from(effective);
             ManagementSettings management = ManagementSettings.from(effective);
-            // Configured shared keys, or (standalone) the key kept in the data directory.
             // Management starts (on the system's dispatcher) as soon as the actor system exists, beside
             // the cluster, sharding and the MCP route: /ready says "not ready" until the node is.
             CompletableFuture<Uri> managementBound = new CompletableFuture<>();
             ParleyNode node = ParleyNode.builder(definition)
                     .config(config)
                     .journal(journal)
+                    // Configured shared keys, or (standalone) the key kept in the data directory.
                     .stateKeyFile(dataDirectory.resolve("request-state.key"))
                     .whenSystemStarted(system -> {
                         ConsoleJournal.get(system).use(journal); // the console (on the management port) reads it

@@ -40,7 +40,7 @@ public final class HttpReplies {
     }
 
     static HttpResponse json(McpReply.Final reply) {
-        return json(HttpStatusTable.statusOf(reply), reply.response());
+        return render(HttpStatusTable.statusOf(reply), reply.response());
     }
 
     /** A refusal of the HTTP layer; those with a body carry an id-less error, -32600 unless the row names a code. */
@@ -112,7 +112,16 @@ public final class HttpReplies {
         return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
     }
 
+    /**
+     * A JSON body that carries its typed response too, for {@code RequestObserver.watch} (2025-11-25
+     * requests and the HTTP layer's refusals), which reads the request's outcome from it. The
+     * 2026-07-28 pipeline's replies ({@link #json(McpReply.Final)}) are observed before rendering.
+     */
     static HttpResponse json(StatusCode status, JsonRpc.Response body) {
+        return render(status, body).addAttribute(RequestObserver.RESPONSE, body);
+    }
+
+    private static HttpResponse render(StatusCode status, JsonRpc.Response body) {
         byte[] bytes;
         try {
             bytes = Json.MAPPER.writeValueAsBytes(body);
@@ -122,8 +131,7 @@ public final class HttpReplies {
         }
         HttpResponse response = HttpResponse.create()
                 .withStatus(status)
-                .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes))
-                .addAttribute(RequestObserver.RESPONSE, body);
+                .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, bytes));
         // A refusal over a per-principal cap (429) or while the journal is away (503) says when to try again.
         JsonNode retryAfter = body.error() == null || body.error().data() == null
                 ? null

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -57,13 +58,13 @@ public final class RequestObserver {
      * as each is rendered. The listener is set before the response's stream runs.
      */
     public static final class SentMessages {
-        private volatile java.util.function.Consumer<Object> listener = message -> {};
+        private volatile Consumer<Object> listener = message -> {};
 
         public void sent(Object message) {
             listener.accept(message);
         }
 
-        void listen(java.util.function.Consumer<Object> listener) {
+        void listen(Consumer<Object> listener) {
             this.listener = listener;
         }
     }
