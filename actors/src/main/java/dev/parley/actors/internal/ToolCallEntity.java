@@ -86,7 +86,11 @@ public final class ToolCallEntity
 
     public sealed interface Command extends CborSerializable {}
 
-    /** Makes the call durable after its first round asked {@code questions}. */
+    /**
+     * Makes the call durable after its first round asked {@code questions}. With
+     * {@code replyBeforeWrite} (a first round that ran no step) the reply does not wait for the
+     * write; a message without the field (an older node's) waits.
+     */
     public record Start(
             String method,
             String name,
@@ -94,6 +98,7 @@ public final class ToolCallEntity
             String principal,
             Map<String, JsonNode> steps,
             List<AskedQuestion> questions,
+            boolean replyBeforeWrite,
             String traceParent,
             ActorRef<Reply> replyTo)
             implements Command {
@@ -106,8 +111,30 @@ public final class ToolCallEntity
                 String principal,
                 Map<String, JsonNode> steps,
                 List<AskedQuestion> questions,
+                boolean replyBeforeWrite,
                 ActorRef<Reply> replyTo) {
-            this(method, name, arguments, principal, steps, questions, ParleyTracing.currentTraceParent(), replyTo);
+            this(
+                    method,
+                    name,
+                    arguments,
+                    principal,
+                    steps,
+                    questions,
+                    replyBeforeWrite,
+                    ParleyTracing.currentTraceParent(),
+                    replyTo);
+        }
+
+        /** As above, replying once the start is written. */
+        public Start(
+                String method,
+                String name,
+                ObjectNode arguments,
+                String principal,
+                Map<String, JsonNode> steps,
+                List<AskedQuestion> questions,
+                ActorRef<Reply> replyTo) {
+            this(method, name, arguments, principal, steps, questions, false, replyTo);
         }
     }
 
@@ -245,6 +272,12 @@ public final class ToolCallEntity
 
     /** The request is refused (or the call ended) with a JSON-RPC error. */
     public record Rejected(ErrorObject error) implements Reply {}
+
+    /**
+     * Answers to round 1 found no journaled call: the first round's write, made behind its reply,
+     * was lost. The caller may rebuild the call ({@link Start}) from the retry and submit again.
+     */
+    public record NotStarted(int round) implements Reply {}
 
     // --- state ----------------------------------------------------------------------------
 
@@ -471,6 +504,18 @@ public final class ToolCallEntity
                 Instant.now(),
                 command.traceParent());
         Asked asked = new Asked(1, command.questions());
+        if (command.replyBeforeWrite()) {
+            // Written behind the reply: a first round that ran no step has nothing to protect. Should
+            // the write be lost (the node dies first), the retry rebuilds the call from its sealed
+            // requestState and arguments (NotStarted); a retry that comes sooner waits for the write
+            // (Pekko stashes commands while an entity persists).
+            command.replyTo().tell(asked);
+            return Effect()
+                    .persist(started)
+                    .thenRun(s -> waiters.wakeFirstRound(command.principal(), asked, new Rejected(INVALID_STATE)))
+                    .thenNoReply();
+        }
+        // A step's effect is acknowledged only once its result is written.
         return Effect()
                 .persist(started)
                 .thenRun(s -> waiters.wakeFirstRound(command.principal(), asked, new Rejected(INVALID_STATE)))
@@ -538,8 +583,11 @@ public final class ToolCallEntity
         return replyToOwner(state, command.principal(), command.replyTo(), state.outcomeOf(command.round()));
     }
 
+    /** Answers to round 1 of a call whose start is not journaled: its first write was lost (see onStart). */
     private ReplyEffect<CallEvent, State> onSubmitAnswersToNoCall(Empty state, SubmitAnswers command) {
-        return invalidState(command.replyTo());
+        return command.round() == 1
+                ? Effect().reply(command.replyTo(), new NotStarted(command.round()))
+                : invalidState(command.replyTo());
     }
 
     private ReplyEffect<CallEvent, State> onSubmitAnswers(Awaiting state, SubmitAnswers command) {

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -114,5 +115,20 @@ final class NodeDriver {
             }
         }
         return rows;
+    }
+
+    /** Deletes every event of {@code persistenceId}, as if its writes had never landed. */
+    static void deleteEvents(JournalDatabase database, String persistenceId) throws SQLException {
+        try (Connection connection =
+                        DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+                PreparedStatement tags = connection.prepareStatement("DELETE FROM event_tag WHERE event_id IN "
+                        + "(SELECT ordering FROM event_journal WHERE persistence_id = ?)");
+                PreparedStatement events =
+                        connection.prepareStatement("DELETE FROM event_journal WHERE persistence_id = ?")) {
+            tags.setString(1, persistenceId);
+            tags.executeUpdate();
+            events.setString(1, persistenceId);
+            events.executeUpdate();
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.parley.actors.internal;
 import static dev.parley.actors.internal.NodeDriver.ELICITATION;
 import static dev.parley.actors.internal.NodeDriver.dispatch;
 import static dev.parley.actors.internal.NodeDriver.toolsCall;
+import static dev.parley.actors.internal.TestTools.RELEASE_ARGS;
 import static dev.parley.actors.internal.TestTools.VENUE_ARGS;
 import static dev.parley.actors.internal.TestTools.accept;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -119,5 +120,97 @@ abstract class NodeRestartContract {
             assertEquals(JournalEventSerializer.IDENTIFIER, row.serializerId());
             assertNotEquals(-1, row.manifest().indexOf("parley.call."));
         }
+    }
+
+    /**
+     * A first round that ran no step is answered before its start is written. Should that write be
+     * lost with its node, the retry on another node rebuilds the call from the requestState and the
+     * retry's arguments, and completes it.
+     */
+    @Test
+    void aFirstRoundWhoseStartWasLostIsRebuiltFromTheRetry() throws Exception {
+        JournalDatabase database = database();
+        RequestStateKey key = RequestStateKey.generate();
+        String window = "{\"window\":" + accept("{\"window\":\"2026-12-24T10:00:00Z\"}") + "}";
+
+        String state;
+        String persistenceId;
+        try (ParleyNode first = NodeDriver.start(database, key)) {
+            state = requestState(
+                    dispatch(first, toolsCall(1, "schedule_release", RELEASE_ARGS, null, null, ELICITATION), "alice"),
+                    "window");
+            persistenceId = writtenBehindTheReply(database).persistenceId();
+        }
+        NodeDriver.deleteEvents(database, persistenceId); // as if the node had died before the write
+
+        try (ParleyNode second = NodeDriver.start(database, key)) {
+            JsonNode stranger =
+                    dispatch(second, toolsCall(2, "schedule_release", RELEASE_ARGS, state, window, ELICITATION), "bob");
+            assertEquals(
+                    ToolCallEntity.INVALID_STATE.message(),
+                    stranger.at("/error/message").asText());
+            JsonNode otherArguments = dispatch(
+                    second,
+                    toolsCall(3, "schedule_release", "{\"service\":\"search\"}", state, window, ELICITATION),
+                    "alice");
+            assertEquals(
+                    ToolCallEntity.INVALID_STATE.message(),
+                    otherArguments.at("/error/message").asText());
+            assertEquals(List.of(), NodeDriver.journal(database), "refused retries start nothing");
+
+            JsonNode done = dispatch(
+                    second, toolsCall(4, "schedule_release", RELEASE_ARGS, state, window, ELICITATION), "alice");
+            assertEquals("Release of billing scheduled for 2026-12-24T10:00:00Z", text(done));
+            JsonNode again = dispatch(
+                    second, toolsCall(5, "schedule_release", RELEASE_ARGS, state, window, ELICITATION), "alice");
+            assertEquals(done.get("result"), again.get("result"), "a repeated retry gets the recorded result");
+        }
+        List<JournalRow> rows = NodeDriver.journal(database);
+        assertEquals(
+                List.of("parley.call.started.v1", "parley.call.answers-received.v1", "parley.call.completed.v1"),
+                rows.stream().map(JournalRow::manifest).toList());
+        assertTrue(rows.stream().allMatch(row -> row.persistenceId().equals(persistenceId)), rows.toString());
+    }
+
+    /**
+     * A first round that ran a step is written before its reply, so its start is never the one
+     * lost. Should its events be gone anyway, the retry is refused: the step does not run again.
+     */
+    @Test
+    void aFirstRoundWithAStepIsNeverRebuilt() throws Exception {
+        JournalDatabase database = database();
+        RequestStateKey key = RequestStateKey.generate();
+        String dateAnswer = "{\"date\":" + accept("{\"date\":\"2026-09-12\"}") + "}";
+
+        String state;
+        try (ParleyNode first = NodeDriver.start(database, key)) {
+            state = requestState(
+                    dispatch(first, toolsCall(1, "book_venue", VENUE_ARGS, null, null, ELICITATION), "alice"), "date");
+            assertEquals(1, NodeDriver.journal(database).size(), "written before the reply, with the step's result");
+        }
+        NodeDriver.deleteEvents(database, NodeDriver.journal(database).get(0).persistenceId());
+
+        try (ParleyNode second = NodeDriver.start(database, key)) {
+            JsonNode refused =
+                    dispatch(second, toolsCall(2, "book_venue", VENUE_ARGS, state, dateAnswer, ELICITATION), "alice");
+            assertEquals(
+                    ToolCallEntity.INVALID_STATE.message(),
+                    refused.at("/error/message").asText());
+        }
+        assertEquals(1, TestTools.RESERVATIONS.get(), "the step ran once");
+        assertEquals(List.of(), NodeDriver.journal(database));
+    }
+
+    /** The one row a first round writes behind its reply, once it is there. */
+    private static JournalRow writtenBehindTheReply(JournalDatabase database) throws Exception {
+        List<JournalRow> rows = NodeDriver.journal(database);
+        for (int attempt = 0; rows.isEmpty() && attempt < 100; attempt++) {
+            Thread.sleep(50);
+            rows = NodeDriver.journal(database);
+        }
+        assertEquals(
+                List.of("parley.call.started.v1"),
+                rows.stream().map(JournalRow::manifest).toList());
+        return rows.get(0);
     }
 }

@@ -1,5 +1,6 @@
 package dev.parley.actors.internal.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.internal.EntityAsks;
@@ -27,6 +28,7 @@ import dev.parley.runtime.internal.state.SealedPointers;
 import dev.parley.runtime.internal.wire.Errors;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import dev.parley.runtime.internal.wire.Legacy;
 import dev.parley.runtime.internal.wire.McpNames.Meta;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequest;
 import dev.parley.runtime.internal.wire.Mrtr.InputRequiredResult;
@@ -208,19 +210,7 @@ final class DurableCalls {
         return caps.take(request.quotaPrincipal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
                 .thenCompose(trace.wrapFunction((Optional<ErrorObject> overCap) -> overCap.isPresent()
                         ? done(McpReply.Error.inBand(request.id(), overCap.get()))
-                        : EntityAsks.<ToolCallEntity.Command, ToolCallEntity.Reply>ask(
-                                        JournalAvailability.get(system),
-                                        entity(callId),
-                                        replyTo -> new ToolCallEntity.Start(
-                                                request.method(),
-                                                call.name(),
-                                                call.arguments(),
-                                                request.principal(),
-                                                needs.newSteps(),
-                                                needs.questions(),
-                                                replyTo),
-                                        settings.askAttemptTimeout(),
-                                        settings.askTimeout())
+                        : start(request, call, callId, needs)
                                 .whenComplete(
                                         (reply, failure) -> newEntityIds.forget(ToolCallEntity.ENTITY_TYPE_KEY, callId))
                                 .thenCompose(reply -> offeredAnswers == null
@@ -230,6 +220,31 @@ final class DurableCalls {
                                         : submitAnswers(request, environment, callId, asked.round(), offeredAnswers))
                                 .thenCompose(reply -> roundEnded(request, callId, call, binding(request, call), reply))
                                 .whenComplete(caps.afterRound(request.quotaPrincipal(), callId))));
+    }
+
+    /**
+     * Makes the call durable with the questions (and steps) of its first round. The entity answers
+     * before the write when the round ran no step and the client's retry can rebuild the call
+     * (a 2026-07-28 retry carries the arguments; a 2025-11-25 answer does not, so that era's
+     * question goes out only once the call is written).
+     */
+    private CompletionStage<ToolCallEntity.Reply> start(
+            McpRequest request, Call call, String callId, RunOutcome.NeedsInput firstRound) {
+        boolean replyBeforeWrite = !firstRound.ranSteps() && !Legacy.VERSIONS.contains(request.protocolVersion());
+        return EntityAsks.ask(
+                JournalAvailability.get(system),
+                entity(callId),
+                replyTo -> new ToolCallEntity.Start(
+                        request.method(),
+                        call.name(),
+                        call.arguments(),
+                        request.principal(),
+                        firstRound.newSteps(),
+                        firstRound.questions(),
+                        replyBeforeWrite,
+                        replyTo),
+                settings.askAttemptTimeout(),
+                settings.askTimeout());
     }
 
     private CompletionStage<McpReply.Final> retry(
@@ -243,8 +258,73 @@ final class DurableCalls {
             return done(McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE));
         }
         return submitAnswers(request, environment, opened.pointer(), opened.round(), inputResponses)
+                .thenCompose(reply -> reply instanceof ToolCallEntity.NotStarted
+                        ? rebuildFirstRound(request, environment, call, opened.pointer(), inputResponses)
+                        : done(reply))
                 .thenCompose(reply -> roundEnded(request, opened.pointer(), call, binding, reply))
                 .whenComplete(caps.afterRound(request.quotaPrincipal(), opened.pointer()));
+    }
+
+    /**
+     * Round 1's answers for a call whose start was never written: its first round was answered
+     * before the write (see {@code ToolCallEntity.onStart}) and the node died first. The first round
+     * runs again on the retry's arguments (its requestState is bound to their digest and principal),
+     * and the call starts from it as it would have. No step may run in this run: a first round with
+     * steps is written before its reply, so its start is never the one lost, and an effect must not
+     * happen twice.
+     */
+    private CompletionStage<ToolCallEntity.Reply> rebuildFirstRound(
+            McpRequest request, RunEnvironment environment, Call call, String callId, ObjectNode inputResponses) {
+        NoStepMayRun journal = new NoStepMayRun();
+        Context trace = Context.current();
+        return engine.run(call.target(), call.arguments(), environment, CallHistory.EMPTY, journal)
+                .thenCompose(trace.wrapFunction((RunOutcome outcome) -> {
+                    if (!(outcome instanceof RunOutcome.NeedsInput needs) || needs.ranSteps() || journal.stepReached) {
+                        log.warn(
+                                "call {} ({} {}): its start is not journaled and the retry cannot rebuild it ({});"
+                                        + " the retry is refused",
+                                callId,
+                                request.method(),
+                                call.name(),
+                                journal.stepReached
+                                        ? "its first round runs a step"
+                                        : "its first round now ends "
+                                                + outcome.getClass().getSimpleName());
+                        return done(new ToolCallEntity.Rejected(ToolCallEntity.INVALID_STATE));
+                    }
+                    log.info(
+                            "call {} ({} {}): its start was not journaled (lost with its node); started again from"
+                                    + " the retry",
+                            callId,
+                            request.method(),
+                            call.name());
+                    return caps.take(request.quotaPrincipal(), PrincipalCapsEntity.Kind.WAITING_CALL, callId)
+                            .thenCompose(trace.wrapFunction((Optional<ErrorObject> overCap) -> overCap.isPresent()
+                                    ? done(new ToolCallEntity.Rejected(overCap.get()))
+                                    : start(request, call, callId, needs)
+                                            .thenCompose(reply -> reply instanceof ToolCallEntity.Asked
+                                                    ? submitAnswers(request, environment, callId, 1, inputResponses)
+                                                    : done(reply))));
+                }));
+    }
+
+    /** Lets no step run (see {@link #rebuildFirstRound}). */
+    private static final class NoStepMayRun implements StepJournal {
+        volatile boolean stepReached;
+
+        @Override
+        public void reached(String name, boolean recorded) {
+            if (!recorded) {
+                stepReached = true;
+                throw new IllegalStateException("step '" + name + "' may not run again in a rebuilt first round");
+            }
+        }
+
+        @Override
+        public void record(String name, JsonNode value) {
+            stepReached = true;
+            throw new IllegalStateException("step '" + name + "' may not run again in a rebuilt first round");
+        }
     }
 
     private CompletionStage<ToolCallEntity.Reply> submitAnswers(
@@ -287,7 +367,11 @@ final class DurableCalls {
         if (reply instanceof ToolCallEntity.Finished finished) {
             return done(complete(request, finished.result()));
         }
-        return done(McpReply.Error.inBand(request.id(), ((ToolCallEntity.Rejected) reply).error()));
+        if (reply instanceof ToolCallEntity.Rejected rejected) {
+            return done(McpReply.Error.inBand(request.id(), rejected.error()));
+        }
+        // NotStarted: no call under this requestState's id (retry() rebuilds a lost start of round 1)
+        return done(McpReply.Error.inBand(request.id(), ToolCallEntity.INVALID_STATE));
     }
 
     /** A complete result; a {@code resources/read} result is cacheable (spec §7.4). */

@@ -154,12 +154,16 @@ public final class ReplayEngine {
                             "orElseReturn ends tool calls only; " + target.method() + " " + target.name() + " used it",
                             null));
         }
+        boolean ranSteps;
+        synchronized (context.newSteps) {
+            ranSteps = !context.newSteps.isEmpty();
+        }
         if (cause instanceof RoundEnds || cause instanceof BecomesTask) {
             context.carrySeed();
         }
         if (cause instanceof RoundEnds ends) {
             synchronized (context.newSteps) {
-                return new RunOutcome.NeedsInput(ends.questions, new LinkedHashMap<>(context.newSteps));
+                return new RunOutcome.NeedsInput(ends.questions, new LinkedHashMap<>(context.newSteps), ranSteps);
             }
         }
         if (cause instanceof BecomesTask) {

@@ -16,9 +16,11 @@ public sealed interface RunOutcome {
 
     /**
      * The handler asked questions its history cannot answer. {@code newSteps} are the steps this
-     * run performed, in order, for a caller that journals them afterwards.
+     * run performed, in order, for a caller that journals them afterwards, and the seed a call that
+     * goes on carries; {@code ranSteps} tells whether any of them ran (or used the seed).
      */
-    record NeedsInput(List<AskedQuestion> questions, Map<String, JsonNode> newSteps) implements RunOutcome {
+    record NeedsInput(List<AskedQuestion> questions, Map<String, JsonNode> newSteps, boolean ranSteps)
+            implements RunOutcome {
         public NeedsInput {
             questions = List.copyOf(questions);
             newSteps = Collections.unmodifiableMap(new LinkedHashMap<>(newSteps));
