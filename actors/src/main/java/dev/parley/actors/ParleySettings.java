@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param retentionCompactTime how long the embedded journal's file may be compacted after a purge
  * @param journalScanInterval how often the journal-backed gauges are refreshed
  * @param quotas the {@code parley.quotas} block
+ * @param firstRoundBehindReply whether a first round that ran no step is answered before its start
+ *     is written ({@code parley.first-round-behind-reply})
  */
 public record ParleySettings(
         int toolExecutorThreads,
@@ -34,7 +36,8 @@ public record ParleySettings(
         Duration retentionAbandonedMargin,
         Duration retentionCompactTime,
         Duration journalScanInterval,
-        QuotaSettings quotas) {
+        QuotaSettings quotas,
+        boolean firstRoundBehindReply) {
 
     public ParleySettings {
         if (retentionAfter.compareTo(requestStateLifetime) < 0) {
@@ -74,6 +77,7 @@ public record ParleySettings(
                 parley.getDuration("retention.abandoned-margin"),
                 parley.getDuration("retention.compact-time"),
                 parley.getDuration("metrics.journal-scan-interval"),
-                QuotaSettings.from(parley.getConfig("quotas")));
+                QuotaSettings.from(parley.getConfig("quotas")),
+                parley.getBoolean("first-round-behind-reply"));
     }
 }

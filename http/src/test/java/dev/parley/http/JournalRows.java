@@ -56,6 +56,18 @@ public final class JournalRows {
         }
     }
 
+    /**
+     * Waits (up to 10 s) until {@code calls} calls are in the journal: a first round that ran no
+     * step is answered before its call's start is written, so a count taken right after its
+     * answer may not hold it yet.
+     */
+    public static void awaitCalls(Path dataDirectory, int calls) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (entityIds(dataDirectory, "ToolCall|").size() < calls && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+    }
+
     public static long count(Path dataDirectory) {
         JournalDatabase database = database(dataDirectory);
         try (Connection connection =

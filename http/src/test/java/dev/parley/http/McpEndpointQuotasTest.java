@@ -59,6 +59,7 @@ class McpEndpointQuotasTest {
                 assertEquals("input_required", reply.resultType(), "call " + i + ": " + reply.body());
                 waiting.add(reply);
             }
+            JournalRows.awaitCalls(directory, WAITING_CALLS);
             long journaled = JournalRows.count(directory);
 
             Reply refused = client.send(greet());
@@ -218,7 +219,7 @@ class McpEndpointQuotasTest {
     }
 
     @Test
-    void theNodeWideCeilingHoldsWhateverTheNumberOfPrincipals() {
+    void theNodeWideCeilingHoldsWhateverTheNumberOfPrincipals() throws Exception {
         // Behind one trusted proxy each X-Forwarded-For address is its own principal.
         try (McpHttpServer server = start("""
                 parley.http.client-address.forwarded-for-hops = 1
@@ -230,6 +231,7 @@ class McpEndpointQuotasTest {
                 Reply reply = client.send(greet(), Map.of("X-Forwarded-For", "203.0.113." + i));
                 assertEquals("input_required", reply.resultType(), reply.body());
             }
+            JournalRows.awaitCalls(directory, 3);
             long journaled = JournalRows.count(directory);
 
             Reply refused = client.send(greet(), Map.of("X-Forwarded-For", "203.0.113.4"));

@@ -57,10 +57,12 @@ class McpEndpointReclamationTest {
                 Reply waiting = client.send(greet(client, argument + i));
                 assertEquals("input_required", waiting.resultType(), waiting.body());
             }
-            long flooded = fileSize();
-            // Sent well within the state's lifetime: the whole flood is in the journal now.
+            // Sent well within the state's lifetime: the whole flood is in the journal (the last starts are
+            // written just behind their answers).
+            JournalRows.awaitCalls(directory, FLOOD + KEPT);
             assertEquals(
                     FLOOD + KEPT, JournalRows.entityIds(directory, "ToolCall|").size());
+            long flooded = fileSize();
             assertTrue(flooded > before + FLOOD * 16 * 1024L, "flooded: " + flooded + ", before: " + before);
 
             long deadline = System.nanoTime() + 180_000_000_000L;

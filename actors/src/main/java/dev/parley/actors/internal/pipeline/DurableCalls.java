@@ -224,13 +224,15 @@ final class DurableCalls {
 
     /**
      * Makes the call durable with the questions (and steps) of its first round. The entity answers
-     * before the write when the round ran no step and the client's retry can rebuild the call
+     * before the write (unless configured off) when the round ran no step and the client's retry can rebuild the call
      * (a 2026-07-28 retry carries the arguments; a 2025-11-25 answer does not, so that era's
      * question goes out only once the call is written).
      */
     private CompletionStage<ToolCallEntity.Reply> start(
             McpRequest request, Call call, String callId, RunOutcome.NeedsInput firstRound) {
-        boolean replyBeforeWrite = !firstRound.ranSteps() && !Legacy.VERSIONS.contains(request.protocolVersion());
+        boolean replyBeforeWrite = settings.firstRoundBehindReply()
+                && !firstRound.ranSteps()
+                && !Legacy.VERSIONS.contains(request.protocolVersion());
         return EntityAsks.ask(
                 JournalAvailability.get(system),
                 entity(callId),
@@ -322,8 +324,7 @@ final class DurableCalls {
 
         @Override
         public void record(String name, JsonNode value) {
-            stepReached = true;
-            throw new IllegalStateException("step '" + name + "' may not run again in a rebuilt first round");
+            reached(name, false);
         }
     }
 

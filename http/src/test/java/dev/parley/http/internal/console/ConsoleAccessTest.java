@@ -12,6 +12,7 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.parley.http.JournalRows;
 import dev.parley.http.McpHttpServer;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
@@ -62,6 +63,7 @@ class ConsoleAccessTest {
                 ObjectNode ask = client.toolCall("ask", Json.object().put("text", "hi " + i));
                 assertInputRequired(client.send(ask), ask);
             }
+            JournalRows.awaitCalls(data, 5);
             assertEquals(200, ConsoleNode.get(at(server, "/console/"), Map.of()).statusCode());
             assertEquals(
                     200,
@@ -302,7 +304,9 @@ class ConsoleAccessTest {
 
             // The call-history export needs the same token.
             ObjectNode ask = client.toolCall("ask", Json.object().put("text", "hi"));
+            int calls = JournalRows.entityIds(data, "ToolCall|").size();
             assertInputRequired(client.send(ask), ask);
+            JournalRows.awaitCalls(data, calls + 1);
             String call = Json.parse(ConsoleNode.get(
                                     at(server, "/console/api/calls?tool=ask"),
                                     bearer(token("ops", "parley:console", SECRET)))
