@@ -50,6 +50,7 @@ import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
 import org.apache.pekko.persistence.typed.javadsl.CommandHandlerWithReply;
+import org.apache.pekko.persistence.typed.javadsl.EffectBuilder;
 import org.apache.pekko.persistence.typed.javadsl.EventHandler;
 import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehaviorWithEnforcedReplies;
 import org.apache.pekko.persistence.typed.javadsl.Recovery;
@@ -103,7 +104,10 @@ public final class ToolCallEntity
             ActorRef<Reply> replyTo)
             implements Command {
 
-        /** With the current span (the first request's) as the call's {@code traceParent}: later rounds link to it. */
+        /**
+         * Replying once the start is written, with the current span (the first request's) as the
+         * call's {@code traceParent}: later rounds link to it.
+         */
         public Start(
                 String method,
                 String name,
@@ -111,7 +115,6 @@ public final class ToolCallEntity
                 String principal,
                 Map<String, JsonNode> steps,
                 List<AskedQuestion> questions,
-                boolean replyBeforeWrite,
                 ActorRef<Reply> replyTo) {
             this(
                     method,
@@ -120,21 +123,9 @@ public final class ToolCallEntity
                     principal,
                     steps,
                     questions,
-                    replyBeforeWrite,
+                    false,
                     ParleyTracing.currentTraceParent(),
                     replyTo);
-        }
-
-        /** As above, replying once the start is written. */
-        public Start(
-                String method,
-                String name,
-                ObjectNode arguments,
-                String principal,
-                Map<String, JsonNode> steps,
-                List<AskedQuestion> questions,
-                ActorRef<Reply> replyTo) {
-            this(method, name, arguments, principal, steps, questions, false, replyTo);
         }
     }
 
@@ -504,22 +495,19 @@ public final class ToolCallEntity
                 Instant.now(),
                 command.traceParent());
         Asked asked = new Asked(1, command.questions());
-        if (command.replyBeforeWrite()) {
-            // Written behind the reply: a first round that ran no step has nothing to protect. Should
-            // the write be lost (the node dies first), the retry rebuilds the call from its sealed
-            // requestState and arguments (NotStarted); a retry that comes sooner waits for the write
-            // (Pekko stashes commands while an entity persists).
-            command.replyTo().tell(asked);
-            return Effect()
-                    .persist(started)
-                    .thenRun(s -> waiters.wakeFirstRound(command.principal(), asked, new Rejected(INVALID_STATE)))
-                    .thenNoReply();
-        }
-        // A step's effect is acknowledged only once its result is written.
-        return Effect()
+        EffectBuilder<CallEvent, State> written = Effect()
                 .persist(started)
-                .thenRun(s -> waiters.wakeFirstRound(command.principal(), asked, new Rejected(INVALID_STATE)))
-                .thenReply(command.replyTo(), s -> asked);
+                .thenRun(s -> waiters.wakeFirstRound(command.principal(), asked, new Rejected(INVALID_STATE)));
+        if (!command.replyBeforeWrite()) {
+            // A step's effect is acknowledged only once its result is written.
+            return written.thenReply(command.replyTo(), s -> asked);
+        }
+        // Written behind the reply: a first round that ran no step has nothing to protect. Should the
+        // write be lost (the node dies first), the retry rebuilds the call from its sealed requestState
+        // and arguments (NotStarted); a retry that comes sooner waits for the write (Pekko stashes
+        // commands while an entity persists).
+        command.replyTo().tell(asked);
+        return written.thenNoReply();
     }
 
     private ReplyEffect<CallEvent, State> onStartAgain(Awaiting state, Start command) {

@@ -405,6 +405,7 @@ class ToolCallEntityTest {
                 Map.of(),
                 List.of(),
                 true,
+                null,
                 replyTo));
         assertEquals(new Asked(1, List.of()), result.reply());
         assertEquals(List.of(CallStarted.class), types(result.events()), "written all the same");

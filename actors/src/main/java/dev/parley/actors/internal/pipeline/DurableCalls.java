@@ -8,6 +8,7 @@ import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.journal.NewEntityIds;
+import dev.parley.actors.internal.ops.ParleyTracing;
 import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpApps;
@@ -244,6 +245,7 @@ final class DurableCalls {
                         firstRound.newSteps(),
                         firstRound.questions(),
                         replyBeforeWrite,
+                        ParleyTracing.currentTraceParent(),
                         replyTo),
                 settings.askAttemptTimeout(),
                 settings.askTimeout());
