@@ -72,6 +72,7 @@ class McpEndpointCapsTest {
                     "input_required",
                     client.send(client.toolCall("greet", Json.object().put("greeting", "Hi")), alice)
                             .resultType());
+            JournalRows.awaitCalls(directory, 2); // their starts are written just behind their answers
             long journaled = journalRows();
             assertTrue(journaled > 0, "the waiting calls are journaled (so the check below can fail)");
 

@@ -104,6 +104,7 @@ class McpEndpointRateLimitTest {
             // Another tool, and lists, are not held back by whoami's bucket.
             Reply greet = client.send(client.toolCall("greet", Json.object().put("greeting", "Hi")), alice);
             assertEquals(200, greet.status(), greet.body());
+            JournalRows.awaitCalls(directory, 1); // its start is written just behind its answer
             assertEquals(
                     200,
                     client.send(client.request("tools/list", Json.object()), alice)
