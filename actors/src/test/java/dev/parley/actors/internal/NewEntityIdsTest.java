@@ -24,6 +24,10 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.cluster.sharding.ShardRegion;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingQuery;
+import org.apache.pekko.cluster.sharding.typed.GetShardRegionState;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
 import org.apache.pekko.persistence.typed.PersistenceId;
@@ -82,12 +86,13 @@ class NewEntityIdsTest {
             List<JournalRow> written = NodeDriver.journal(database);
             assertEquals(3, written.size(), written.toString());
             String persistenceId = written.get(0).persistenceId();
+            String callId = persistenceId.substring(persistenceId.indexOf('|') + 1);
+            awaitPassivated(node, callId);
 
             // The ended call has passivated. Taken for new, it recovers as empty and tries to write
             // CallStarted at sequence number 1: the journal's key refuses it, and the entity
             // restarts and recovers its real events.
             NewEntityIds.get(node.system()).remember(persistenceId);
-            String callId = persistenceId.substring(persistenceId.indexOf('|') + 1);
             EntityRef<ToolCallEntity.Command> call =
                     ClusterSharding.get(node.system()).entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, callId);
             assertThrows(
@@ -110,6 +115,29 @@ class NewEntityIdsTest {
             JsonNode again = awaitSame(node, state, done);
             assertEquals(done.get("result"), again.get("result"), "the recovered call answers its recorded result");
         }
+    }
+
+    /**
+     * Waits until the shard no longer holds the call: it asks to passivate once it ended, but a
+     * command reaching it before the shard acts on that would be answered by the live entity.
+     */
+    private static void awaitPassivated(ParleyNode node, String callId) throws Exception {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            ShardRegion.CurrentShardRegionState state =
+                    AskPattern.<ClusterShardingQuery, ShardRegion.CurrentShardRegionState>ask(
+                                    ClusterSharding.get(node.system()).shardState(),
+                                    replyTo -> new GetShardRegionState(ToolCallEntity.ENTITY_TYPE_KEY, replyTo),
+                                    Duration.ofSeconds(5),
+                                    node.system().scheduler())
+                            .toCompletableFuture()
+                            .get(10, TimeUnit.SECONDS);
+            if (state.getShards().stream()
+                    .noneMatch(shard -> shard.getEntityIds().contains(callId))) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the ended call " + callId + " did not passivate");
     }
 
     /** The retry of the last round, repeated until the restarted entity (backoff) answers it. */
