@@ -16,6 +16,8 @@ import java.time.Duration;
  * @param quotas the {@code parley.quotas} block
  * @param firstRoundBehindReply whether a first round that ran no step is answered before its start
  *     is written ({@code parley.first-round-behind-reply})
+ * @param sessionViewLifetime how long a node keeps its copy of a 2025-11-25 session
+ *     ({@code parley.session-view-lifetime}; 0: none)
  */
 public record ParleySettings(
         int toolExecutorThreads,
@@ -37,7 +39,8 @@ public record ParleySettings(
         Duration retentionCompactTime,
         Duration journalScanInterval,
         QuotaSettings quotas,
-        boolean firstRoundBehindReply) {
+        boolean firstRoundBehindReply,
+        Duration sessionViewLifetime) {
 
     public ParleySettings {
         if (retentionAfter.compareTo(requestStateLifetime) < 0) {
@@ -78,6 +81,7 @@ public record ParleySettings(
                 parley.getDuration("retention.compact-time"),
                 parley.getDuration("metrics.journal-scan-interval"),
                 QuotaSettings.from(parley.getConfig("quotas")),
-                parley.getBoolean("first-round-behind-reply"));
+                parley.getBoolean("first-round-behind-reply"),
+                parley.getDuration("session-view-lifetime"));
     }
 }

@@ -219,6 +219,25 @@ final class ClusterClient {
         }
     }
 
+    /** DELETEs {@code session} on a node: the HTTP status. */
+    int deleteSession(int port, String session) {
+        try {
+            return http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
+                                    .header("Mcp-Session-Id", session)
+                                    .header("MCP-Protocol-Version", "2025-11-25")
+                                    .DELETE()
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (IOException e) {
+            throw new NodeUnavailable(port, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     /** POSTs a 2025-11-25 request on {@code session} and reads its SSE stream as it comes. */
     Listener streamOnSession(int port, String session, ObjectNode message) {
         try {

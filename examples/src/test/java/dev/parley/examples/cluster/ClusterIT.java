@@ -448,6 +448,17 @@ class ClusterIT {
                             .toString(),
                     "the session is known on " + node.name);
         }
+        // Every node now keeps a copy of the session; DELETE on one drops them all, well before a
+        // copy's lifetime (parley.session-view-lifetime, 10 s) would.
+        assertEquals(200, client.deleteSession(c.httpPort, session));
+        for (NodeProcess node : nodes) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            int status;
+            do {
+                status = client.postOnSession(node.httpPort, session, ping).statusCode();
+            } while (status != 404 && System.nanoTime() < deadline);
+            assertEquals(404, status, "the deleted session is gone on " + node.name);
+        }
         log("[legacy] initialize on %s, stream on %s, answers on %s and %s", a.name, b.name, c.name, a.name);
     }
 

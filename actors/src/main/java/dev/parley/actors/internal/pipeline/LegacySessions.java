@@ -42,6 +42,7 @@ public final class LegacySessions {
     public record Refused(ErrorObject error) implements Initialized {}
 
     private final ClusterSharding sharding;
+    private final SessionViews views;
     private final ParleySettings settings;
     private final McpServerDefinition server;
     private final Discovery.ServerCapabilities serverCapabilities;
@@ -50,6 +51,7 @@ public final class LegacySessions {
 
     LegacySessions(
             ClusterSharding sharding,
+            SessionViews views,
             ParleySettings settings,
             McpServerDefinition server,
             Discovery.ServerCapabilities serverCapabilities,
@@ -57,6 +59,7 @@ public final class LegacySessions {
             CallCaps caps) {
         this.caps = caps;
         this.sharding = sharding;
+        this.views = views;
         this.settings = settings;
         this.server = server;
         this.serverCapabilities = serverCapabilities;
@@ -81,6 +84,7 @@ public final class LegacySessions {
         }
         String version = Legacy.negotiate(requested.asText());
         String sessionId = EntityIds.next();
+        long changesBefore = views.changesSoFar();
         return caps.take(quotaPrincipal, PrincipalCapsEntity.Kind.SESSION, sessionId)
                 .thenCompose(refused -> refused.isPresent()
                         ? CompletableFuture.completedFuture(new Refused(refused.get()))
@@ -93,6 +97,10 @@ public final class LegacySessions {
                                         caps.release(quotaPrincipal, PrincipalCapsEntity.Kind.SESSION, sessionId);
                                     }
                                 })
+                                .thenApply(reply -> {
+                                    views.keep(sessionId, principal, viewOrNull(reply), changesBefore);
+                                    return reply;
+                                })
                                 .thenApply(reply -> new Opened(
                                         sessionId,
                                         new InitializeResult(
@@ -102,10 +110,22 @@ public final class LegacySessions {
                                                 server.instructions()))));
     }
 
-    /** The session, or null when it does not exist for this principal (unknown, ended, someone else's). */
+    /**
+     * The session, or null when it does not exist for this principal (unknown, ended, someone
+     * else's): this node's recent copy ({@link SessionViews}), else its entity's answer.
+     */
     public CompletionStage<SessionEntity.SessionView> find(String sessionId, String principal) {
+        SessionEntity.SessionView copy = views.find(sessionId, principal);
+        if (copy != null) {
+            return CompletableFuture.completedFuture(copy);
+        }
+        long changesBefore = views.changesSoFar();
         return ask(sessionId, replyTo -> new SessionEntity.Get(principal, replyTo))
-                .thenApply(LegacySessions::viewOrNull);
+                .thenApply(reply -> {
+                    SessionEntity.SessionView view = viewOrNull(reply);
+                    views.keep(sessionId, principal, view, changesBefore);
+                    return view;
+                });
     }
 
     public CompletionStage<SessionEntity.SessionView> setLogLevel(
@@ -116,8 +136,9 @@ public final class LegacySessions {
                 || LogLevel.fromWire(level.asText()).isEmpty()) {
             throw McpException.invalidParams("logging/setLevel needs a valid level");
         }
-        return ask(sessionId, replyTo -> new SessionEntity.SetLogLevel(principal, level.asText(), replyTo))
-                .thenApply(LegacySessions::viewOrNull);
+        return changing(
+                sessionId,
+                ask(sessionId, replyTo -> new SessionEntity.SetLogLevel(principal, level.asText(), replyTo)));
     }
 
     public CompletionStage<SessionEntity.SessionView> subscription(
@@ -126,24 +147,35 @@ public final class LegacySessions {
         if (uri == null) {
             throw McpException.invalidParams("params.uri is required");
         }
-        return ask(
+        return changing(
+                sessionId,
+                ask(
                         sessionId,
                         replyTo -> subscribe
                                 ? new SessionEntity.Subscribe(principal, uri, replyTo)
-                                : new SessionEntity.Unsubscribe(principal, uri, replyTo))
-                .thenApply(LegacySessions::viewOrNull);
+                                : new SessionEntity.Unsubscribe(principal, uri, replyTo)));
     }
 
-    /** Ends the session, which frees its place in {@code quotaPrincipal}'s cap; true when there was one to end. */
+    /**
+     * Ends the session, which frees its place in {@code quotaPrincipal}'s cap; true when there was
+     * one to end. Asks the entity itself, never a copy: only it knows whether the session still is.
+     */
     public CompletionStage<Boolean> end(String sessionId, String principal, String quotaPrincipal) {
-        return find(sessionId, principal)
-                .thenCompose(view -> view == null
+        return ask(sessionId, replyTo -> new SessionEntity.Get(principal, replyTo))
+                .thenCompose(found -> !(found instanceof SessionEntity.SessionView)
                         ? CompletableFuture.completedFuture(false)
-                        : ask(sessionId, replyTo -> new SessionEntity.End(principal, replyTo))
-                                .thenApply(reply -> {
+                        : changing(sessionId, ask(sessionId, replyTo -> new SessionEntity.End(principal, replyTo)))
+                                .thenApply(ended -> {
                                     caps.release(quotaPrincipal, PrincipalCapsEntity.Kind.SESSION, sessionId);
                                     return true;
                                 }));
+    }
+
+    /** A change made through the session's entity: once it is made, every node's copy is dropped. */
+    private CompletionStage<SessionEntity.SessionView> changing(
+            String sessionId, CompletionStage<SessionEntity.Reply> change) {
+        // a failed ask may still have changed it
+        return change.whenComplete((reply, failure) -> views.changed(sessionId)).thenApply(LegacySessions::viewOrNull);
     }
 
     /**

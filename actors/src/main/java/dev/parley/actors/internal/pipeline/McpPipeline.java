@@ -92,6 +92,7 @@ public final class McpPipeline {
         this.legacy = new LegacyEra(
                 new LegacySessions(
                         sharding,
+                        new SessionViews(system, settings.sessionViewLifetime()),
                         settings,
                         server,
                         catalog.legacyCapabilities(),
