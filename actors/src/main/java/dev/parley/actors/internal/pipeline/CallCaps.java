@@ -3,6 +3,7 @@ package dev.parley.actors.internal.pipeline;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.parley.actors.ParleySettings;
 import dev.parley.actors.QuotaSettings;
+import dev.parley.actors.internal.CborSerializable;
 import dev.parley.actors.internal.EntityAsks;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.PrincipalCapsEntity.Kind;
@@ -18,20 +19,28 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +61,7 @@ public final class CallCaps {
     public static final int TOO_LARGE = -31413;
 
     private static final Logger log = LoggerFactory.getLogger(CallCaps.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final RateLimitedLog askFailures = RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 10);
 
     /** What a refusal's {@code data} says: which limit, its size, and (when a retry can help) when to try again. */
@@ -74,6 +84,13 @@ public final class CallCaps {
     private final DiskWatermark disk;
     private final NodeLeases node;
     private final Clock clock = Clock.systemUTC();
+    /** Where a call or session that ended tells the other nodes, which may hold its lease; null when quotas are off. */
+    private ActorRef<Topic.Command<LeaseEnded>> leaseEnds;
+
+    private Cluster cluster;
+
+    /** Call or session {@code id} (of {@code kind}) ended: every node that holds its lease frees it. */
+    public record LeaseEnded(Kind kind, String id) implements CborSerializable {}
 
     private CallCaps(ClusterSharding sharding, ParleySettings settings, TaskRequests tasks, DiskWatermark disk) {
         this.quotas = settings.quotas();
@@ -108,6 +125,24 @@ public final class CallCaps {
                     callCaps.node.release(Kind.OPEN_TASK, notice.taskId());
                 }
             });
+            // A call's rounds and a session's requests may be served by any node, and each node that
+            // served a waiting round or opened the session holds a lease: the node where it ends tells them.
+            callCaps.cluster = Cluster.get(system);
+            int instance = INSTANCES.incrementAndGet();
+            callCaps.leaseEnds = system.systemActorOf(
+                    Topic.create(LeaseEnded.class, "parley-lease-ends"),
+                    "parley-lease-ends-" + instance,
+                    Props.empty());
+            ActorRef<LeaseEnded> subscriber = system.systemActorOf(
+                    Behaviors.receive(LeaseEnded.class)
+                            .onMessage(LeaseEnded.class, ended -> {
+                                callCaps.node.release(ended.kind(), ended.id());
+                                return Behaviors.same();
+                            })
+                            .build(),
+                    "parley-lease-ends-subscriber-" + instance,
+                    Props.empty());
+            callCaps.leaseEnds.tell(Topic.subscribe(subscriber));
             // The entity passivates itself once it holds no lease: idle passivation would forget open calls.
             sharding.init(Entity.of(
                             PrincipalCapsEntity.ENTITY_TYPE_KEY,
@@ -225,9 +260,22 @@ public final class CallCaps {
             return;
         }
         node.release(kind, id);
+        if (kind != Kind.OPEN_TASK && clusterOfMany()) {
+            leaseEnds.tell(Topic.publish(new LeaseEnded(kind, id))); // (every node hears a task's end already)
+        }
         if (max(kind) > 0) {
             entity(principal).tell(new PrincipalCapsEntity.Release(kind, id));
         }
+    }
+
+    /** Whether other members may hold leases (a node alone publishes nothing per call). */
+    private boolean clusterOfMany() {
+        Iterator<Member> members = cluster.state().getMembers().iterator();
+        if (!members.hasNext()) {
+            return false;
+        }
+        members.next();
+        return members.hasNext();
     }
 
     /** Asks the held tasks' entities (the journal's truth) and releases those that ended or are gone. */

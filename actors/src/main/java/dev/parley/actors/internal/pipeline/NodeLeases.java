@@ -10,9 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node-wide ceilings of {@code parley.quotas.per-node}: the calls, tasks and sessions this
  * node started, for all principals together, each until it ends here or its lease runs out (as
- * in {@link dev.parley.actors.internal.PrincipalCapsEntity}). Every node hears when a task ends,
- * wherever it ran; a call that ends on another node counts here until its lease runs out: the
- * ceiling errs on the safe side.
+ * in {@link dev.parley.actors.internal.PrincipalCapsEntity}). Every node hears when a task, a
+ * call or a session ends, wherever it ended ({@link CallCaps}); should that message be lost, the
+ * lease runs out: the ceiling errs on the safe side.
  */
 final class NodeLeases {
     private static final long SWEEP_INTERVAL_MS = 1_000;
