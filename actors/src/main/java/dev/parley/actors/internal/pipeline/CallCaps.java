@@ -26,14 +26,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
@@ -61,7 +58,6 @@ public final class CallCaps {
     public static final int TOO_LARGE = -31413;
 
     private static final Logger log = LoggerFactory.getLogger(CallCaps.class);
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final RateLimitedLog askFailures = RateLimitedLog.perMinute(log, org.slf4j.event.Level.WARN, 10);
 
     /** What a refusal's {@code data} says: which limit, its size, and (when a retry can help) when to try again. */
@@ -128,21 +124,11 @@ public final class CallCaps {
             // A call's rounds and a session's requests may be served by any node, and each node that
             // served a waiting round or opened the session holds a lease: the node where it ends tells them.
             callCaps.cluster = Cluster.get(system);
-            int instance = INSTANCES.incrementAndGet();
-            callCaps.leaseEnds = system.systemActorOf(
-                    Topic.create(LeaseEnded.class, "parley-lease-ends"),
-                    "parley-lease-ends-" + instance,
-                    Props.empty());
-            ActorRef<LeaseEnded> subscriber = system.systemActorOf(
-                    Behaviors.receive(LeaseEnded.class)
-                            .onMessage(LeaseEnded.class, ended -> {
-                                callCaps.node.release(ended.kind(), ended.id());
-                                return Behaviors.same();
-                            })
-                            .build(),
-                    "parley-lease-ends-subscriber-" + instance,
-                    Props.empty());
-            callCaps.leaseEnds.tell(Topic.subscribe(subscriber));
+            callCaps.leaseEnds = NodeTopics.join(
+                    system,
+                    LeaseEnded.class,
+                    "parley-lease-ends",
+                    ended -> callCaps.node.release(ended.kind(), ended.id()));
             // The entity passivates itself once it holds no lease: idle passivation would forget open calls.
             sharding.init(Entity.of(
                             PrincipalCapsEntity.ENTITY_TYPE_KEY,

@@ -7,11 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
@@ -22,8 +19,6 @@ import org.apache.pekko.actor.typed.pubsub.Topic;
  * cancellation); what the call journaled stays, as a 2026 call's does.
  */
 public final class LegacyCancellations {
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
-
     /** A cancel for {@code requestId} (its JSON text) of {@code sessionId}, sent by {@code principal}. */
     public record Cancelled(String sessionId, String principal, String requestId) implements CborSerializable {}
 
@@ -31,25 +26,13 @@ public final class LegacyCancellations {
     private final ActorRef<Topic.Command<Cancelled>> topic;
 
     LegacyCancellations(ActorSystem<?> system) {
-        int instance = INSTANCES.incrementAndGet();
-        this.topic = system.systemActorOf(
-                Topic.create(Cancelled.class, "parley-legacy-cancellations"),
-                "parley-legacy-cancellations-" + instance,
-                Props.empty());
-        ActorRef<Cancelled> subscriber = system.systemActorOf(
-                Behaviors.receive(Cancelled.class)
-                        .onMessage(Cancelled.class, cancelled -> {
-                            List<Cancellation> cancellations = inFlight.remove(
-                                    key(cancelled.sessionId(), cancelled.principal(), cancelled.requestId()));
-                            if (cancellations != null) {
-                                cancellations.forEach(Cancellation::cancel);
-                            }
-                            return Behaviors.same();
-                        })
-                        .build(),
-                "parley-legacy-cancellations-subscriber-" + instance,
-                Props.empty());
-        topic.tell(Topic.subscribe(subscriber));
+        this.topic = NodeTopics.join(system, Cancelled.class, "parley-legacy-cancellations", cancelled -> {
+            List<Cancellation> cancellations =
+                    inFlight.remove(key(cancelled.sessionId(), cancelled.principal(), cancelled.requestId()));
+            if (cancellations != null) {
+                cancellations.forEach(Cancellation::cancel);
+            }
+        });
     }
 
     /**

@@ -5,12 +5,9 @@ import dev.parley.actors.internal.SessionEntity;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
@@ -21,7 +18,6 @@ import org.apache.pekko.actor.typed.pubsub.Topic;
  * {@code lifetime} is asked for again, which bounds what a lost message could leave behind.
  */
 final class SessionViews {
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
     /** As many as a node's default ceiling of sessions; beyond it, sessions are asked for. */
     private static final int CAPACITY = 10_000;
 
@@ -41,21 +37,8 @@ final class SessionViews {
 
     SessionViews(ActorSystem<?> system, Duration lifetime) {
         this.lifetimeNanos = lifetime.toNanos();
-        int instance = INSTANCES.incrementAndGet();
-        this.topic = system.systemActorOf(
-                Topic.create(Changed.class, "parley-session-changes"),
-                "parley-session-changes-" + instance,
-                Props.empty());
-        ActorRef<Changed> subscriber = system.systemActorOf(
-                Behaviors.receive(Changed.class)
-                        .onMessage(Changed.class, changed -> {
-                            forget(changed.sessionId());
-                            return Behaviors.same();
-                        })
-                        .build(),
-                "parley-session-changes-subscriber-" + instance,
-                Props.empty());
-        topic.tell(Topic.subscribe(subscriber));
+        this.topic = NodeTopics.join(
+                system, Changed.class, "parley-session-changes", changed -> forget(changed.sessionId()));
     }
 
     boolean enabled() {
