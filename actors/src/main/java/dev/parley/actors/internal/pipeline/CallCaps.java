@@ -64,6 +64,9 @@ public final class CallCaps {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record OverLimit(String limit, long max, Long size, Long retryAfterSeconds) {}
 
+    /** Call or session {@code id} (of {@code kind}) ended: every node that holds its lease frees it. */
+    public record LeaseEnded(Kind kind, String id) implements CborSerializable {}
+
     /** The wire names of the statuses a task ends in (the journal's vocabulary says which). */
     private static final Set<String> ENDED_TASK = Stream.of(TaskEvent.Status.values())
             .filter(status -> !status.open)
@@ -80,15 +83,16 @@ public final class CallCaps {
     private final DiskWatermark disk;
     private final NodeLeases node;
     private final Clock clock = Clock.systemUTC();
-    /** Where a call or session that ended tells the other nodes, which may hold its lease; null when quotas are off. */
-    private ActorRef<Topic.Command<LeaseEnded>> leaseEnds;
+    private final Cluster cluster;
+    /** Where a call or session that ended tells the other nodes, which may hold its lease. */
+    private final ActorRef<Topic.Command<LeaseEnded>> leaseEnds;
 
-    private Cluster cluster;
-
-    /** Call or session {@code id} (of {@code kind}) ended: every node that holds its lease frees it. */
-    public record LeaseEnded(Kind kind, String id) implements CborSerializable {}
-
-    private CallCaps(ClusterSharding sharding, ParleySettings settings, TaskRequests tasks, DiskWatermark disk) {
+    private CallCaps(
+            ActorSystem<?> system,
+            ClusterSharding sharding,
+            ParleySettings settings,
+            TaskRequests tasks,
+            DiskWatermark disk) {
         this.quotas = settings.quotas();
         this.perPrincipal = perKind(quotas.perPrincipal());
         this.sharding = sharding;
@@ -96,6 +100,11 @@ public final class CallCaps {
         this.tasks = tasks;
         this.disk = disk;
         this.node = new NodeLeases(perKind(quotas.perNode()), clock);
+        // A call's rounds and a session's requests may be served by any node, and each node that
+        // served a waiting round or opened the session holds a lease: the node where it ends tells them.
+        this.cluster = Cluster.get(system);
+        this.leaseEnds = NodeTopics.join(
+                system, LeaseEnded.class, "parley-lease-ends", ended -> node.release(ended.kind(), ended.id()));
     }
 
     private static Map<Kind, Integer> perKind(QuotaSettings.Caps caps) {
@@ -112,7 +121,7 @@ public final class CallCaps {
             ParleySettings settings,
             TaskRequests tasks,
             ServerNotifications notifications) {
-        CallCaps callCaps = new CallCaps(sharding, settings, tasks, DiskWatermark.get(system));
+        CallCaps callCaps = new CallCaps(system, sharding, settings, tasks, DiskWatermark.get(system));
         if (settings.quotas().enabled()) {
             // Every node hears of every task's end: the node that created it frees its place at once,
             // not when its lease runs out (the task's ttl).
@@ -121,14 +130,6 @@ public final class CallCaps {
                     callCaps.node.release(Kind.OPEN_TASK, notice.taskId());
                 }
             });
-            // A call's rounds and a session's requests may be served by any node, and each node that
-            // served a waiting round or opened the session holds a lease: the node where it ends tells them.
-            callCaps.cluster = Cluster.get(system);
-            callCaps.leaseEnds = NodeTopics.join(
-                    system,
-                    LeaseEnded.class,
-                    "parley-lease-ends",
-                    ended -> callCaps.node.release(ended.kind(), ended.id()));
             // The entity passivates itself once it holds no lease: idle passivation would forget open calls.
             sharding.init(Entity.of(
                             PrincipalCapsEntity.ENTITY_TYPE_KEY,

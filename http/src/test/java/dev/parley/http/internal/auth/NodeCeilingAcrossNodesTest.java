@@ -3,10 +3,9 @@ package dev.parley.http.internal.auth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.internal.pipeline.CallCaps;
 import dev.parley.http.McpHttpServer;
-import dev.parley.persistence.JournalDatabase;
+import dev.parley.http.testing.TwoNodeCluster;
 import dev.parley.runtime.Description;
 import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
@@ -16,21 +15,15 @@ import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.ToolResult;
 import dev.parley.testing.McpTestClient;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.pubsub.Topic;
-import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,7 +41,7 @@ class NodeCeilingAcrossNodesTest {
     @TempDir
     static Path data;
 
-    private static EmbeddedPostgres postgres;
+    private static TwoNodeCluster cluster;
     private static McpHttpServer nodeA;
     private static McpHttpServer nodeB;
 
@@ -56,40 +49,24 @@ class NodeCeilingAcrossNodesTest {
 
     @BeforeAll
     static void start() throws IOException {
-        postgres = EmbeddedPostgres.builder()
-                .setDataDirectory(data.resolve("postgres"))
-                .setPort(freePort())
-                .start();
-        int arteryA = freePort();
-        byte[] secret = new byte[32];
-        new java.security.SecureRandom().nextBytes(secret);
-        String shared = """
-                parley.management.enabled = off
-                pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-                pekko.cluster.seed-nodes = ["pekko://parley@127.0.0.1:%d"]
-                parley.request-state.keys = [{ id = "k1", secret = "%s" }]
+        cluster = new TwoNodeCluster(data, """
                 parley.request-state.lifetime = 1 hour
                 parley.quotas.per-node.waiting-calls = 2
-                """.formatted(arteryA, Base64.getEncoder().encodeToString(secret));
-        nodeA = start(shared + "pekko.remote.artery.canonical.port = " + arteryA, data.resolve("a"));
-        nodeB = start(shared + "pekko.remote.artery.canonical.port = " + freePort(), data.resolve("b"));
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (upMembers(nodeA) < 2 || upMembers(nodeB) < 2) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the two nodes did not form a cluster");
-            }
-            sleep(100);
-        }
+                """);
+        nodeA = cluster.node(McpHttpServer.builder(definition()), true)
+                .dataDirectory(data.resolve("a"))
+                .start();
+        nodeB = cluster.node(McpHttpServer.builder(definition()), false)
+                .dataDirectory(data.resolve("b"))
+                .start();
+        TwoNodeCluster.awaitUp(nodeA, nodeB);
         // The nodes learn of each other's lease-ends topic through the receptionist, a gossip round
         // after they joined; a probe on each node counts the topic's instances until all four are known.
         ActorRef<Topic.Command<CallCaps.LeaseEnded>> probeA = probe(nodeA);
         ActorRef<Topic.Command<CallCaps.LeaseEnded>> probeB = probe(nodeB);
-        while (instances(nodeA, probeA) < 4 || instances(nodeB, probeB) < 4) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the nodes did not learn of each other's topic");
-            }
-            sleep(100);
-        }
+        TwoNodeCluster.await(
+                "the nodes know each other's topic",
+                () -> instances(nodeA, probeA) >= 4 && instances(nodeB, probeB) >= 4);
     }
 
     private static ActorRef<Topic.Command<CallCaps.LeaseEnded>> probe(McpHttpServer node) {
@@ -118,8 +95,8 @@ class NodeCeilingAcrossNodesTest {
                 node.close();
             }
         }
-        if (postgres != null) {
-            postgres.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
@@ -146,7 +123,7 @@ class NodeCeilingAcrossNodesTest {
         McpTestClient.Reply again;
         long deadline = System.nanoTime() + 10_000_000_000L;
         do {
-            sleep(100);
+            TwoNodeCluster.sleep(100);
             again = onA.send(onA.toolCall("greet", Json.object().put("greeting", "hey")));
         } while (again.status() == 503 && System.nanoTime() < deadline);
         assertEquals(200, again.status(), "A took a new waiting call: " + again.body());
@@ -172,37 +149,5 @@ class NodeCeilingAcrossNodesTest {
                                             .string("name"));
                         }))
                 .build();
-    }
-
-    private static McpHttpServer start(String config, Path directory) {
-        return McpHttpServer.builder(definition())
-                .dataDirectory(directory)
-                .port(0)
-                .database(new JournalDatabase.Postgres(
-                        "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres", "postgres", "postgres"))
-                .config(ConfigFactory.parseString(config))
-                .start();
-    }
-
-    private static long upMembers(McpHttpServer node) {
-        return StreamSupport.stream(
-                        Cluster.get(node.node().system()).state().getMembers().spliterator(), false)
-                .filter(member -> member.status() == MemberStatus.up())
-                .count();
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

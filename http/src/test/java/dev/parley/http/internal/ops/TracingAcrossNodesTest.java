@@ -10,10 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.internal.ops.ParleyTracing;
 import dev.parley.http.McpHttpServer;
-import dev.parley.persistence.JournalDatabase;
+import dev.parley.http.testing.TwoNodeCluster;
 import dev.parley.runtime.Description;
 import dev.parley.runtime.ElicitAnswer;
 import dev.parley.runtime.Elicitation;
@@ -31,20 +30,15 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.apache.pekko.cluster.MemberStatus;
-import org.apache.pekko.cluster.typed.Cluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,7 +58,7 @@ class TracingAcrossNodesTest {
     @TempDir
     static Path data;
 
-    private static EmbeddedPostgres postgres;
+    private static TwoNodeCluster cluster;
     private static Node nodeA;
     private static Node nodeB;
 
@@ -76,19 +70,15 @@ class TracingAcrossNodesTest {
     record Node(
             String name, McpHttpServer server, OpenTelemetrySdk sdk, InMemorySpanExporter spans, McpTestClient client)
             implements AutoCloseable {
-        static Node start(String name, McpServerDefinition definition, String config, Path data) {
+        static Node start(String name, McpServerDefinition definition, boolean seed, Path data) throws IOException {
             InMemorySpanExporter spans = InMemorySpanExporter.create();
             OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
                     .setTracerProvider(SdkTracerProvider.builder()
                             .addSpanProcessor(SimpleSpanProcessor.create(spans))
                             .build())
                     .build();
-            McpHttpServer server = McpHttpServer.builder(definition)
+            McpHttpServer server = cluster.node(McpHttpServer.builder(definition), seed)
                     .dataDirectory(data)
-                    .port(0)
-                    .database(new JournalDatabase.Postgres(
-                            "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres", "postgres", "postgres"))
-                    .config(ConfigFactory.parseString(config))
                     .openTelemetry(sdk)
                     .start();
             return new Node(name, server, sdk, spans, new McpTestClient(server.port()));
@@ -107,25 +97,11 @@ class TracingAcrossNodesTest {
 
     @BeforeAll
     static void start() throws IOException {
-        postgres = EmbeddedPostgres.builder()
-                .setDataDirectory(data.resolve("postgres"))
-                .setPort(freePort())
-                .start();
+        cluster = new TwoNodeCluster(data, "");
         McpServerDefinition definition = definition();
-        int arteryA = freePort();
-        byte[] secret = new byte[32];
-        new java.security.SecureRandom().nextBytes(secret);
-        String shared = """
-                parley.management.enabled = off
-                pekko.cluster.jmx.multi-mbeans-in-same-jvm = on
-                pekko.cluster.seed-nodes = ["pekko://parley@127.0.0.1:%d"]
-                parley.request-state.keys = [{ id = "k1", secret = "%s" }]
-                """.formatted(arteryA, Base64.getEncoder().encodeToString(secret));
-        nodeA = Node.start(
-                "A", definition, shared + "pekko.remote.artery.canonical.port = " + arteryA, data.resolve("a"));
-        nodeB = Node.start(
-                "B", definition, shared + "pekko.remote.artery.canonical.port = " + freePort(), data.resolve("b"));
-        awaitTrue("both nodes see two members Up", () -> upMembers(nodeA) == 2 && upMembers(nodeB) == 2);
+        nodeA = Node.start("A", definition, true, data.resolve("a"));
+        nodeB = Node.start("B", definition, false, data.resolve("b"));
+        TwoNodeCluster.awaitUp(nodeA.server(), nodeB.server());
     }
 
     @AfterAll
@@ -136,8 +112,8 @@ class TracingAcrossNodesTest {
                 node.close();
             }
         }
-        if (postgres != null) {
-            postgres.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
@@ -270,17 +246,6 @@ class TracingAcrossNodesTest {
                 .build();
     }
 
-    private static long upMembers(Node node) {
-        return java.util.stream.StreamSupport.stream(
-                        Cluster.get(node.server().node().system())
-                                .state()
-                                .getMembers()
-                                .spliterator(),
-                        false)
-                .filter(member -> member.status() == MemberStatus.up())
-                .count();
-    }
-
     /** The same span: ids equal (a context that travelled between nodes is marked remote). */
     private static void assertSameSpan(
             SpanData expected, io.opentelemetry.api.trace.SpanContext actual, String message) {
@@ -316,32 +281,8 @@ class TracingAcrossNodesTest {
             if (spans.size() >= count) {
                 return spans;
             }
-            sleep(20);
+            TwoNodeCluster.sleep(20);
         } while (System.nanoTime() < deadline);
         throw new AssertionError("expected " + count + " spans, found " + spans);
-    }
-
-    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 60 s: " + what);
-            }
-            sleep(100);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
