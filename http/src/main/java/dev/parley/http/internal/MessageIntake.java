@@ -40,21 +40,17 @@ final class MessageIntake {
      * @param versionHeader HTTP's {@code MCP-Protocol-Version}, or null (stdio has none)
      */
     Incoming read(byte[] bytes, boolean mayBeAnswer, boolean onSession, String versionHeader) {
-        JsonRpc.Message message;
         try {
-            message = JsonRpc.parse(bytes, limits);
-        } catch (McpException notARequest) {
-            if (!mayBeAnswer) {
-                return new Unreadable(JsonRpc.idOf(bytes), notARequest);
+            JsonRpc.Tree tree = JsonRpc.tree(bytes, limits); // read once, whichever it turns out to be
+            JsonRpc.ClientResponse response = mayBeAnswer ? JsonRpc.responseOrNull(tree) : null;
+            if (response != null) {
+                return new ClientAnswer(response);
             }
-            try {
-                JsonRpc.ClientResponse response = JsonRpc.responseOrNull(bytes, limits); // checked like requests
-                return response != null ? new ClientAnswer(response) : new Unreadable(JsonRpc.idOf(bytes), notARequest);
-            } catch (McpException refused) {
-                return new Unreadable(JsonRpc.idOf(bytes), refused);
-            }
+            JsonRpc.Message message = JsonRpc.message(tree);
+            return new Message(message, legacy(message, onSession, versionHeader));
+        } catch (McpException refused) {
+            return new Unreadable(JsonRpc.idOf(bytes), refused);
         }
-        return new Message(message, legacy(message, onSession, versionHeader));
     }
 
     /**

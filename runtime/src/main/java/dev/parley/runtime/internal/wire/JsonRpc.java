@@ -92,6 +92,17 @@ public final class JsonRpc {
      * allow ({@link RequestChecks}).
      */
     public static Message parse(byte[] body, RequestLimits limits) {
+        return message(tree(body, limits));
+    }
+
+    /**
+     * One body read once: its JSON tree, and what {@link RequestChecks} found unsound in it (null:
+     * nothing), which whoever reads a value from the tree throws first.
+     */
+    public record Tree(JsonNode root, McpException problem) {}
+
+    /** Reads one body. Throws {@link McpException} with -32700 for one that is not exactly one JSON value. */
+    public static Tree tree(byte[] body, RequestLimits limits) {
         JsonNode root;
         RequestChecks.Parser checked;
         try (RequestChecks.Parser parser = new RequestChecks.Parser(SINGLE_VALUE.createParser(body), limits)) {
@@ -112,6 +123,12 @@ public final class JsonRpc {
         if (root == null || root.isMissingNode()) {
             throw new McpException(ErrorCodes.PARSE_ERROR, "Parse error: body is empty");
         }
+        return new Tree(root, checked.problem());
+    }
+
+    /** The request or notification {@code tree} holds; throws {@link McpException} as {@link #parse} does. */
+    public static Message message(Tree tree) {
+        JsonNode root = tree.root();
         if (!root.isObject()) {
             throw new McpException(
                     ErrorCodes.INVALID_REQUEST,
@@ -134,8 +151,8 @@ public final class JsonRpc {
             throw new McpException(ErrorCodes.INVALID_REQUEST, "Invalid request: params must be an object");
         }
         // Before anything reads a value: no handler, journal or log line sees one that is not sound.
-        if (checked.problem() != null) {
-            throw checked.problem();
+        if (tree.problem() != null) {
+            throw tree.problem();
         }
         ObjectNode paramsObject = params instanceof ObjectNode o ? o : Json.object();
         return new Message(id, method.asText(), paramsObject);
@@ -149,30 +166,33 @@ public final class JsonRpc {
         return responseOrNull(body, RequestLimits.DEFAULTS);
     }
 
-    /**
-     * As {@link #responseOrNull(byte[])}; a response is checked like a request before anything
-     * reads it: invalid Unicode, a non-finite number or more than {@code limits} allow
-     * is refused with -32602 ({@link RequestChecks}), so no answer a client posts reaches a handler
-     * or the journal unsound.
-     */
+    /** As {@link #responseOrNull(byte[])}, with {@code limits}. */
     public static ClientResponse responseOrNull(byte[] body, RequestLimits limits) {
-        JsonNode root;
-        RequestChecks.Parser checked;
-        try (RequestChecks.Parser parser = new RequestChecks.Parser(SINGLE_VALUE.createParser(body), limits)) {
-            checked = parser;
-            root = SINGLE_VALUE.readTree(parser);
-        } catch (java.io.IOException e) {
+        Tree tree;
+        try {
+            tree = tree(body, limits);
+        } catch (McpException notJson) {
             return null;
         }
-        if (root == null
-                || !root.isObject()
+        return responseOrNull(tree);
+    }
+
+    /**
+     * The response {@code tree} holds, or null. A response is checked like a request before anything
+     * reads it: invalid Unicode, a non-finite number or more than the limits allow is refused with
+     * -32602 ({@link RequestChecks}), so no answer a client posts reaches a handler or the journal
+     * unsound.
+     */
+    public static ClientResponse responseOrNull(Tree tree) {
+        JsonNode root = tree.root();
+        if (!root.isObject()
                 || root.has("method")
                 || !"2.0".equals(root.path("jsonrpc").asText())
                 || !(root.has("result") || root.has("error"))) {
             return null;
         }
-        if (checked.problem() != null) {
-            throw checked.problem();
+        if (tree.problem() != null) {
+            throw tree.problem();
         }
         JsonNode id = root.get("id");
         return new ClientResponse(
