@@ -361,11 +361,12 @@ final class DurableCalls {
         if (reply instanceof ToolCallEntity.Asked asked) {
             Map<String, InputRequest> inputRequests = new LinkedHashMap<>();
             asked.questions().forEach(question -> inputRequests.put(question.key(), question.request()));
+            // A 2025-11-25 client is never sent a requestState: its answers name the call themselves.
+            String requestState = Legacy.VERSIONS.contains(request.protocolVersion())
+                    ? null
+                    : stateCodec.seal(callId, asked.round(), binding);
             return done(new McpReply.InputRequired(
-                    request.id(),
-                    new InputRequiredResult(inputRequests, stateCodec.seal(callId, asked.round(), binding)),
-                    callId,
-                    asked.round()));
+                    request.id(), new InputRequiredResult(inputRequests, requestState), callId, asked.round()));
         }
         if (reply instanceof ToolCallEntity.Finished finished) {
             return done(complete(request, finished.result()));
