@@ -28,11 +28,13 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import javax.net.ssl.SSLContext;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.http.javadsl.Http;
@@ -208,6 +210,7 @@ public final class McpHttpServer implements AutoCloseable {
 
         /** Starts the node and binds; blocks until the endpoint accepts requests. */
         public McpHttpServer start() {
+            warmUpTls();
             JournalDatabase journal =
                     database != null ? database : JournalDatabase.fromConfig(NodeConfig.load(config), dataDirectory);
             Config effective = NodeConfig.load(config, journal);
@@ -296,6 +299,25 @@ public final class McpHttpServer implements AutoCloseable {
                 node.close();
                 throw new IllegalStateException("could not start the HTTP endpoint: " + e.getMessage(), e);
             }
+        }
+
+        /**
+         * pekko-http's server stage makes a TLS engine even for plain HTTP (its TLS placebo), and the
+         * JDK's default TLS context takes 0.1–0.2 s to make the first time: on the start's critical
+         * path, just before the bind. Made on a second thread while the node starts instead.
+         */
+        private static void warmUpTls() {
+            Thread warmUp = new Thread(
+                    () -> {
+                        try {
+                            SSLContext.getDefault().createSSLEngine();
+                        } catch (GeneralSecurityException | RuntimeException e) {
+                            // The bind meets the same failure and reports it.
+                        }
+                    },
+                    "parley-tls-warm-up");
+            warmUp.setDaemon(true);
+            warmUp.start();
         }
 
         private OpenTelemetry tracing(ParleyNode node, Config effective) {
