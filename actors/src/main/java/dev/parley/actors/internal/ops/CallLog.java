@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one INFO line of each durable call and task, when it ends (outcome, rounds, duration),
- * with the call's MDC fields. Single requests log nothing at INFO: the metrics count them.
+ * with the call's MDC fields alone. Single requests log nothing at INFO: the metrics count them.
  */
 public final class CallLog {
     private static final Logger log = LoggerFactory.getLogger(CallLog.class);
@@ -17,7 +17,7 @@ public final class CallLog {
     private CallLog() {}
 
     public static void callEnded(String callId, CallStarted call, String outcome, int rounds) {
-        try (CallMdc.Scope mdc = CallMdc.open(call.method(), call.name(), callId, rounds, null, call.principal())) {
+        try (CallMdc.Alone mdc = CallMdc.alone(call.method(), call.name(), callId, rounds, null, call.principal())) {
             log.info(
                     "call ended: {} after {} rounds in {} ms",
                     outcome,
@@ -27,7 +27,7 @@ public final class CallLog {
     }
 
     public static void taskEnded(String taskId, TaskCreated task, String status, Duration took) {
-        try (CallMdc.Scope mdc = CallMdc.open(task.method(), task.name(), null, null, taskId, task.principal())) {
+        try (CallMdc.Alone mdc = CallMdc.alone(task.method(), task.name(), null, null, taskId, task.principal())) {
             log.info("task ended: {} in {} ms", status, took.toMillis());
         }
     }

@@ -58,13 +58,48 @@ public final class CallMdc {
         for (int i = 0; i < KEYS.length; i++) {
             previous[i] = MDC.get(KEYS[i]);
         }
+        set(method, tool, callId, round, taskId, principal);
+        return new Scope(previous);
+    }
+
+    /** Restores the whole MDC that was there before {@link #alone}. */
+    public static final class Alone implements AutoCloseable {
+        private final Map<String, String> previous;
+
+        private Alone(Map<String, String> previous) {
+            this.previous = previous;
+        }
+
+        @Override
+        public void close() {
+            if (previous == null) {
+                MDC.clear();
+            } else {
+                MDC.setContextMap(previous);
+            }
+        }
+    }
+
+    /**
+     * The call's fields and nothing else until the scope closes. On an entity's thread Pekko keeps
+     * five fields of its own in the MDC (the actor's path, address and system, the persistence id
+     * and phase): the call's id says as much, and they made each end-of-call line twice as long.
+     */
+    public static Alone alone(
+            String method, String tool, String callId, Integer round, String taskId, String principal) {
+        Map<String, String> previous = MDC.getCopyOfContextMap();
+        MDC.clear();
+        set(method, tool, callId, round, taskId, principal);
+        return new Alone(previous);
+    }
+
+    private static void set(String method, String tool, String callId, Integer round, String taskId, String principal) {
         put(METHOD, method);
         put(TOOL, tool);
         put(CALL_ID, callId);
         put(ROUND, round == null ? null : round.toString());
         put(TASK_ID, taskId);
         put(PRINCIPAL, principal == null ? null : principalDigest(principal));
-        return new Scope(previous);
     }
 
     /** The first 16 hex digits of the principal's SHA-256: tells callers apart, names no one. */

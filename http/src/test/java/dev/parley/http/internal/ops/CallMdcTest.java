@@ -138,6 +138,10 @@ class CallMdcTest {
                 .orElseThrow();
         assertEquals(Level.INFO, ended.getLevel());
         assertEquals(callId, ended.getMDCPropertyMap().get(CallMdc.CALL_ID));
+        // The call's fields alone: none of the fields Pekko keeps on the entity's thread.
+        assertEquals(
+                java.util.Set.of(CallMdc.METHOD, CallMdc.TOOL, CallMdc.CALL_ID, CallMdc.ROUND, CallMdc.PRINCIPAL),
+                ended.getMDCPropertyMap().keySet());
         assertTrue(
                 ended.getFormattedMessage().startsWith("call ended: completed after 2 rounds"),
                 ended::getFormattedMessage);
