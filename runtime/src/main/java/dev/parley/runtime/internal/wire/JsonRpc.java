@@ -159,29 +159,11 @@ public final class JsonRpc {
     }
 
     /**
-     * A body that is a JSON-RPC response (an object with {@code result} or {@code error} and no
-     * {@code method}), or null for anything else (then {@link #parse} judges it).
-     */
-    public static ClientResponse responseOrNull(byte[] body) {
-        return responseOrNull(body, RequestLimits.DEFAULTS);
-    }
-
-    /** As {@link #responseOrNull(byte[])}, with {@code limits}. */
-    public static ClientResponse responseOrNull(byte[] body, RequestLimits limits) {
-        Tree tree;
-        try {
-            tree = tree(body, limits);
-        } catch (McpException notJson) {
-            return null;
-        }
-        return responseOrNull(tree);
-    }
-
-    /**
-     * The response {@code tree} holds, or null. A response is checked like a request before anything
-     * reads it: invalid Unicode, a non-finite number or more than the limits allow is refused with
-     * -32602 ({@link RequestChecks}), so no answer a client posts reaches a handler or the journal
-     * unsound.
+     * The JSON-RPC response {@code tree} holds (an object with {@code result} or {@code error} and no
+     * {@code method}), or null for anything else (then {@link #message} judges it). A response is
+     * checked like a request before anything reads it: invalid Unicode, a non-finite number or more
+     * than the limits allow is refused with -32602 ({@link RequestChecks}), so no answer a client
+     * posts reaches a handler or the journal unsound.
      */
     public static ClientResponse responseOrNull(Tree tree) {
         JsonNode root = tree.root();
