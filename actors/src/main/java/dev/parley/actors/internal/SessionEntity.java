@@ -1,6 +1,8 @@
 package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import dev.parley.actors.internal.journal.EntityPluginConfig;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.persistence.internal.SessionEvent;
 import dev.parley.persistence.internal.SessionEvent.LogLevelSet;
@@ -10,8 +12,10 @@ import dev.parley.persistence.internal.SessionEvent.SessionEnded;
 import dev.parley.persistence.internal.SessionEvent.SessionOpened;
 import java.time.Instant;
 import java.util.LinkedHashSet;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
@@ -101,15 +105,19 @@ public final class SessionEntity
     // --- behaviour ------------------------------------------------------------------------
 
     private final JournalAvailability journal;
+    private final Optional<Config> pluginConfig;
 
-    private SessionEntity(PersistenceId persistenceId, JournalAvailability journal) {
-        super(persistenceId, journal.restartStrategy()); // restart with backoff after a journal failure
-        this.journal = journal;
+    private SessionEntity(PersistenceId persistenceId, ActorSystem<?> system) {
+        super(
+                persistenceId,
+                JournalAvailability.get(system).restartStrategy()); // restart with backoff after a journal failure
+        this.journal = JournalAvailability.get(system);
+        this.pluginConfig = EntityPluginConfig.of(system);
     }
 
     public static Behavior<Command> create(String sessionId) {
-        return org.apache.pekko.actor.typed.javadsl.Behaviors.setup(context -> new SessionEntity(
-                PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId), JournalAvailability.get(context.getSystem())));
+        return org.apache.pekko.actor.typed.javadsl.Behaviors.setup(
+                context -> new SessionEntity(PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId), context.getSystem()));
     }
 
     /** A failed write or recovery makes the node check whether the journal went away. */
@@ -123,6 +131,17 @@ public final class SessionEntity
                         org.apache.pekko.persistence.typed.RecoveryFailed.class,
                         (state, signal) -> journal.journalFailed(persistenceId().id(), signal.getFailure()))
                 .build();
+    }
+
+    /** The system's settings, given so that Pekko does not merge them again at this start (EntityPluginConfig). */
+    @Override
+    public Optional<Config> journalPluginConfig() {
+        return pluginConfig;
+    }
+
+    @Override
+    public Optional<Config> snapshotPluginConfig() {
+        return pluginConfig;
     }
 
     @Override

@@ -2,7 +2,9 @@ package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
 import dev.parley.actors.TaskSettings;
+import dev.parley.actors.internal.journal.EntityPluginConfig;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallLog;
 import dev.parley.actors.internal.ops.ParleyMetrics;
@@ -35,6 +37,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -413,6 +416,17 @@ public final class TaskEntity
                 startRun(open);
             }
         }
+    }
+
+    /** The system's settings, given so that Pekko does not merge them again at this start (EntityPluginConfig). */
+    @Override
+    public Optional<Config> journalPluginConfig() {
+        return EntityPluginConfig.of(context.getSystem());
+    }
+
+    @Override
+    public Optional<Config> snapshotPluginConfig() {
+        return EntityPluginConfig.of(context.getSystem());
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.parley.actors.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import dev.parley.actors.internal.journal.EntityPluginConfig;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import dev.parley.actors.internal.ops.CallLog;
 import dev.parley.actors.internal.ops.ParleyMetrics;
@@ -36,6 +38,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
@@ -429,6 +432,17 @@ public final class ToolCallEntity
     @Override
     public SignalHandler<State> signalHandler() {
         return runner.withCommonSignals(newSignalHandlerBuilder());
+    }
+
+    /** The system's settings, given so that Pekko does not merge them again at this start (EntityPluginConfig). */
+    @Override
+    public Optional<Config> journalPluginConfig() {
+        return EntityPluginConfig.of(context.getSystem());
+    }
+
+    @Override
+    public Optional<Config> snapshotPluginConfig() {
+        return EntityPluginConfig.of(context.getSystem());
     }
 
     @Override
