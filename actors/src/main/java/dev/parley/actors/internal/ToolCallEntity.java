@@ -637,15 +637,18 @@ public final class ToolCallEntity
         }
         ObjectNode answer = Json.object();
         answer.set(command.key(), command.answer());
+        Map<String, RecordedAnswer> answers;
         try {
-            AnswerValidation.answersTo(state.questions(), answer);
+            answers = AnswerValidation.answersTo(state.questions(), answer);
         } catch (McpException invalid) {
             // No retry will bring a better answer on this path: the waiting stream ends with the error.
             waiters.wake(state.round(), new Rejected(JsonRpc.ErrorObject.of(invalid)));
             return Effect().reply(command.replyTo(), new Rejected(JsonRpc.ErrorObject.of(invalid)));
         }
-        return onSubmitAnswers(
+        // The checks of onSubmitAnswers are made above: an open question of this round, its owner.
+        return runRound(
                 state,
+                answers,
                 new SubmitAnswers(
                         state.round(),
                         answer,
