@@ -72,6 +72,7 @@ public record ParleySettings(
                         parley.getDuration("tasks.ttl"),
                         parley.getDuration("tasks.poll-interval"),
                         parley.getDuration("tasks.idle-timeout"),
+                        parley.getDuration("tasks.ended-idle-timeout"),
                         parley.getDuration("step-timeout")),
                 parley.getDuration("tasks.retention"),
                 parley.getDuration("tasks.resume-interval"),

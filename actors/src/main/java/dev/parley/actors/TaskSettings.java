@@ -4,7 +4,20 @@ import java.time.Duration;
 
 /**
  * What tasks need from the {@code parley.tasks} block: how long a task stays readable, the poll
- * interval it suggests, how long an idle task stays in memory, and how long one journaled step
- * may take ({@code parley.step-timeout}).
+ * interval it suggests, how long an idle task stays in memory (one that ended: a shorter time, as
+ * only a late read will want it), and how long one journaled step may take
+ * ({@code parley.step-timeout}).
  */
-public record TaskSettings(Duration ttl, Duration pollInterval, Duration idleTimeout, Duration stepTimeout) {}
+public record TaskSettings(
+        Duration ttl, Duration pollInterval, Duration idleTimeout, Duration endedIdleTimeout, Duration stepTimeout) {
+
+    /** An ended task stays in memory as long as any other idle one. */
+    public TaskSettings(Duration ttl, Duration pollInterval, Duration idleTimeout, Duration stepTimeout) {
+        this(ttl, pollInterval, idleTimeout, idleTimeout, stepTimeout);
+    }
+
+    /** How often a task looks whether it has been idle long enough to leave memory. */
+    public Duration idleCheckInterval() {
+        return idleTimeout.compareTo(endedIdleTimeout) < 0 ? idleTimeout : endedIdleTimeout;
+    }
+}

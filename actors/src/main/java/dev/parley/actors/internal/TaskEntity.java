@@ -397,7 +397,7 @@ public final class TaskEntity
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             // Named before Pekko's persistence sets up: else it walks the stack at every entity start.
             context.setLoggerName(TaskEntity.class);
-            timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleTimeout());
+            timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleCheckInterval());
             return new TaskEntity(taskId, context, timers, shard, settings, handlers, onChange);
         }));
     }
@@ -653,7 +653,8 @@ public final class TaskEntity
     }
 
     private ReplyEffect<TaskEvent, State> onIdleCheck(State state, IdleCheck command) {
-        boolean idle = System.nanoTime() - lastActivity > settings.idleTimeout().toNanos();
+        Duration timeout = state instanceof Ended ? settings.endedIdleTimeout() : settings.idleTimeout();
+        boolean idle = System.nanoTime() - lastActivity > timeout.toNanos();
         if (idle && !runner.isRunning()) {
             runner.passivate(shard);
         }

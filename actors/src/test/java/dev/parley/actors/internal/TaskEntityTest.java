@@ -1023,6 +1023,22 @@ class TaskEntityTest {
     }
 
     @Test
+    void anEndedTaskLeavesMemoryAfterTheShorterEndedIdleTimeoutAndAWaitingOneKeepsTheLongerOne() throws Exception {
+        // open tasks an hour, ended ones 200 ms
+        task = entity(new TaskSettings(
+                TTL, Duration.ofSeconds(2), Duration.ofHours(1), Duration.ofMillis(200), Duration.ofSeconds(10)));
+        create("approve_expense", TaskTestTools.EXPENSE_ARGS);
+        awaitStatus(Status.INPUT_REQUIRED);
+        awaitRunsSettled();
+        forgetEarlierShardMessages();
+        shard.expectNoMessage(Duration.ofMillis(700)); // waiting for input, not running: idle-timeout holds
+
+        update("{\"approval\":" + accept("{\"ok\":true}") + "}");
+        awaitStatus(Status.COMPLETED);
+        shard.expectMessageClass(ClusterSharding.Passivate.class, WAIT);
+    }
+
+    @Test
     void aCancelledTaskWhoseRunHasStoppedAsksItsShardToPassivateWhenIdle() throws Exception {
         task = entity(new TaskSettings(TTL, Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(10)));
         create("watch_queue", TaskTestTools.QUEUE_ARGS);
