@@ -11,7 +11,9 @@ import java.util.Arrays;
  * {@code jmh ...} runs the JMH benchmarks, {@code baseline ...} starts the bare pekko-http
  * route, {@code load ...} (or any arguments that start with an option) runs the load generator,
  * {@code targets ...} turns result files into the target table of docs/performance.md,
- * {@code failover ...} runs the failover drill (scripts/failover-drill.sh).
+ * {@code failover ...} runs the failover drill (scripts/failover-drill.sh), {@code startup-probe
+ * cluster|local} starts an actor system with and without remoting and the cluster (docs/performance.md,
+ * "Start-up").
  */
 public final class Main {
     private Main() {}
@@ -26,6 +28,7 @@ public final class Main {
             case "load" -> System.exit(LoadMain.run(rest));
             case "targets" -> System.exit(Targets.run(rest));
             case "failover" -> System.exit(FailoverDrill.run(rest));
+            case "startup-probe" -> System.exit(StartupProbe.run(rest));
             case "help", "-h", "--help" -> {
                 System.out.println("""
             usage:
@@ -33,13 +36,15 @@ public final class Main {
               java -jar parley-load.jar baseline [--port 18090] [--journal DIR]               bare pekko-http route
               java -jar parley-load.jar targets BASE.json CALL.json MRTR.json [JMH.json]      docs/performance.md target table
               java -jar parley-load.jar failover --nodes URL,URL,URL --kill-node N --kill-pid PID [--calls 200]   failover drill
+              java -jar parley-load.jar startup-probe cluster|local [SETTLE_SECONDS]          an actor system's start with and without the cluster
               java -jar parley-benchmarks.jar jmh [REGEX...] [-Dparley.bench.short=true] [-- JMH options]""");
             }
             default -> {
                 if (command.startsWith("-")) {
                     System.exit(LoadMain.run(args));
                 }
-                System.err.println("unknown command " + command + " (jmh, load, baseline, targets, failover, help)");
+                System.err.println("unknown command " + command
+                        + " (jmh, load, baseline, targets, failover, startup-probe, help)");
                 System.exit(2);
             }
         }
