@@ -15,9 +15,4 @@ public record TaskSettings(
     public TaskSettings(Duration ttl, Duration pollInterval, Duration idleTimeout, Duration stepTimeout) {
         this(ttl, pollInterval, idleTimeout, idleTimeout, stepTimeout);
     }
-
-    /** How often a task looks whether it has been idle long enough to leave memory. */
-    public Duration idleCheckInterval() {
-        return idleTimeout.compareTo(endedIdleTimeout) < 0 ? idleTimeout : endedIdleTimeout;
-    }
 }

@@ -397,7 +397,7 @@ public final class TaskEntity
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             // Named before Pekko's persistence sets up: else it walks the stack at every entity start.
             context.setLoggerName(TaskEntity.class);
-            timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleCheckInterval());
+            timers.startTimerWithFixedDelay(new IdleCheck(), settings.idleTimeout());
             return new TaskEntity(taskId, context, timers, shard, settings, handlers, onChange);
         }));
     }
@@ -408,13 +408,18 @@ public final class TaskEntity
                 newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), this::onRecoveryCompleted));
     }
 
-    /** A task that was working when its entity stopped works on; its expiry timer is set again. */
+    /**
+     * A task that was working when its entity stopped works on; its expiry timer is set again. An
+     * ended one checks for idleness as often as an ended task may stay.
+     */
     private void onRecoveryCompleted(State state) {
         if (state instanceof Open open) {
             scheduleExpiry(open.created());
             if (open.status() == Status.WORKING) {
                 startRun(open);
             }
+        } else if (state instanceof Ended) {
+            timers.startTimerWithFixedDelay(new IdleCheck(), settings.endedIdleTimeout());
         }
     }
 
@@ -721,6 +726,8 @@ public final class TaskEntity
         if (state instanceof Ended ended) { // publish runs once per persisted change: the end is counted once
             ParleyMetrics.get(context.getSystem()).taskEnded(ended.status().wireName, ended.took());
             CallLog.taskEnded(taskId, ended.created(), ended.status().wireName, ended.took());
+            // An ended task may stay a shorter time (onIdleCheck); a waiting one is checked less often.
+            timers.startTimerWithFixedDelay(new IdleCheck(), settings.endedIdleTimeout());
         }
         if (view(state) instanceof TaskView task) {
             onChange.accept(task);

@@ -1039,6 +1039,28 @@ class TaskEntityTest {
     }
 
     @Test
+    void anEndedTaskReadFromTheJournalLeavesMemoryAfterTheEndedIdleTimeout() throws Exception {
+        task = entity(new TaskSettings(
+                TTL, Duration.ofSeconds(2), Duration.ofHours(1), Duration.ofMillis(200), Duration.ofSeconds(10)));
+        Instant at = Instant.now().minusSeconds(60);
+        task.initialize(
+                new TaskCreated(
+                        "tools/call",
+                        "prepare_report",
+                        object(TaskTestTools.REPORT_ARGS),
+                        ALICE,
+                        FORM,
+                        Map.of(),
+                        Map.of(),
+                        TTL.toMillis(),
+                        at),
+                new TaskCompleted(object("{\"content\":[]}"), at.plusSeconds(1)));
+        forgetEarlierShardMessages();
+
+        shard.expectMessageClass(ClusterSharding.Passivate.class, WAIT);
+    }
+
+    @Test
     void aCancelledTaskWhoseRunHasStoppedAsksItsShardToPassivateWhenIdle() throws Exception {
         task = entity(new TaskSettings(TTL, Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofSeconds(10)));
         create("watch_queue", TaskTestTools.QUEUE_ARGS);
