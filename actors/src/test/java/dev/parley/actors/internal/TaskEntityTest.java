@@ -177,6 +177,11 @@ class TaskEntityTest {
         return assertInstanceOf(TaskView.class, reply, reply::toString);
     }
 
+    /** A task's creation as Alice's tools/call of {@code tool} with a form-capable client journals it. */
+    private static TaskCreated created(String tool, String arguments, long ttlMs, Instant at) {
+        return new TaskCreated("tools/call", tool, object(arguments), ALICE, FORM, Map.of(), Map.of(), ttlMs, at);
+    }
+
     private CommandResultWithReply<Command, TaskEvent, State, Reply> update(String inputResponses) {
         return update(inputResponses, ALICE);
     }
@@ -839,16 +844,7 @@ class TaskEntityTest {
     void aWorkingTaskRecoveredFromItsJournalRunsOnFromTheRecordedSteps() throws Exception {
         Instant at = Instant.now();
         task.initialize(
-                new TaskCreated(
-                        "tools/call",
-                        "prepare_report",
-                        object(TaskTestTools.REPORT_ARGS),
-                        ALICE,
-                        FORM,
-                        Map.of(),
-                        Map.of(),
-                        TTL.toMillis(),
-                        at),
+                created("prepare_report", TaskTestTools.REPORT_ARGS, TTL.toMillis(), at),
                 new TaskStepRecorded("prepare", TextNode.valueOf("draft-9"), at.plusMillis(5)));
 
         TaskCompleted completed = awaitJournaled(TaskCompleted.class);
@@ -861,16 +857,7 @@ class TaskEntityTest {
         Instant at = Instant.now();
         AskedQuestion approval = AskedQuestion.of("approval", TaskTestTools.APPROVAL.toInputRequest());
         task.initialize(
-                new TaskCreated(
-                        "tools/call",
-                        "approve_expense",
-                        object(TaskTestTools.EXPENSE_ARGS),
-                        ALICE,
-                        FORM,
-                        Map.of(),
-                        Map.of(),
-                        TTL.toMillis(),
-                        at),
+                created("approve_expense", TaskTestTools.EXPENSE_ARGS, TTL.toMillis(), at),
                 new TaskInputRequested(List.of(approval), at.plusMillis(5)),
                 new TaskAnswersReceived(
                         Map.of(
@@ -986,16 +973,7 @@ class TaskEntityTest {
         Instant longAgo = Instant.now().minus(Duration.ofHours(2));
         AskedQuestion approval = AskedQuestion.of("approval", TaskTestTools.APPROVAL.toInputRequest());
         task.initialize(
-                new TaskCreated(
-                        "tools/call",
-                        "approve_expense",
-                        object(TaskTestTools.EXPENSE_ARGS),
-                        ALICE,
-                        FORM,
-                        Map.of(),
-                        Map.of(),
-                        60_000,
-                        longAgo),
+                created("approve_expense", TaskTestTools.EXPENSE_ARGS, 60_000, longAgo),
                 new TaskInputRequested(List.of(approval), longAgo.plusSeconds(1)));
 
         TaskView failed = awaitStatus(Status.FAILED);
@@ -1044,16 +1022,7 @@ class TaskEntityTest {
                 TTL, Duration.ofSeconds(2), Duration.ofHours(1), Duration.ofMillis(200), Duration.ofSeconds(10)));
         Instant at = Instant.now().minusSeconds(60);
         task.initialize(
-                new TaskCreated(
-                        "tools/call",
-                        "prepare_report",
-                        object(TaskTestTools.REPORT_ARGS),
-                        ALICE,
-                        FORM,
-                        Map.of(),
-                        Map.of(),
-                        TTL.toMillis(),
-                        at),
+                created("prepare_report", TaskTestTools.REPORT_ARGS, TTL.toMillis(), at),
                 new TaskCompleted(object("{\"content\":[]}"), at.plusSeconds(1)));
         forgetEarlierShardMessages();
 
