@@ -20,10 +20,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import dev.parley.testing.McpTestClient.Reply;
 import dev.parley.testing.SpecSchema;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -373,6 +376,34 @@ class McpEndpointTasksTest {
             assertTrue(done.path("statusMessage").isTextual(), () -> "says why: " + done);
             assertTrue(expiring.stopped("expiring").await(SETTLE.toSeconds(), TimeUnit.SECONDS), "the run stopped");
         }
+    }
+
+    // --- memory ---------------------------------------------------------------------------
+
+    @Test
+    void anEndedTaskLeavesMemoryAndTasksGetReadsItFromTheJournal(@TempDir Path shortLived) throws Exception {
+        try (McpHttpServer server =
+                TaskTools.start(new TaskTools(), shortLived, "parley.tasks.ended-idle-timeout = 200ms")) {
+            McpTestClient on = new McpTestClient(server.port());
+            ObjectNode call = on.toolCall("check_stock", args("order", "A-1"), WITH_TASKS);
+            String taskId =
+                    assertCreateTaskResult(on.send(call), call).path("taskId").asText();
+            JsonNode ended = awaitTerminal(on, taskId);
+
+            MeterRegistry metrics = ParleyMetrics.get(server.node().system()).registry();
+            long deadline = System.nanoTime() + SETTLE.toNanos();
+            while (passivations(metrics) < 1 && System.nanoTime() < deadline) {
+                sleep(Duration.ofMillis(50));
+            }
+            assertEquals(1, passivations(metrics), "the ended task left memory");
+            assertEquals(ended, get(on, taskId), "read again from the journal, the same task");
+        }
+    }
+
+    private static double passivations(MeterRegistry metrics) {
+        Counter counter =
+                metrics.find("parley.entity.passivations").tag("type", "Task").counter();
+        return counter == null ? 0 : counter.count();
     }
 
     // --- helpers: requests ----------------------------------------------------------------
