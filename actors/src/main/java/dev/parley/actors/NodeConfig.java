@@ -1,9 +1,11 @@
 package dev.parley.actors;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.persistence.JournalDatabase;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The one place that layers the configuration a node runs with. Strongest first:
@@ -39,10 +41,35 @@ public final class NodeConfig {
      * @param application the application's settings, without reference.conf
      */
     public static Config load(Config application, JournalDatabase database) {
-        return ConfigFactory.load(database.config()
+        Config loaded = ConfigFactory.load(database.config()
                 .withFallback(application)
                 .withFallback(database.defaults())
                 .withFallback(libraryLayers()));
+        return alone(loaded, database)
+                ? ConfigFactory.parseMap(Map.of("pekko.actor.provider", "local"))
+                        .withFallback(loaded)
+                : loaded;
+    }
+
+    /**
+     * Whether the node runs alone, without remoting, a cluster or sharding ({@code
+     * parley.cluster.mode}): {@code auto} runs alone on an embedded journal (no other node can
+     * share its files) without seed nodes, unless something else forms the cluster ({@code
+     * parley.cluster.join-self = off}: the kubernetes profile's Cluster Bootstrap).
+     */
+    static boolean alone(Config config, JournalDatabase database) {
+        String mode = config.getString("parley.cluster.mode");
+        return switch (mode) {
+            case "cluster" -> false;
+            case "alone" -> true;
+            case "auto" ->
+                !(database instanceof JournalDatabase.Postgres)
+                        && config.getStringList("pekko.cluster.seed-nodes").isEmpty()
+                        && config.getBoolean("parley.cluster.join-self");
+            default ->
+                throw new ConfigException.BadValue(
+                        "parley.cluster.mode", "is " + mode + "; one of auto, cluster, alone");
+        };
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.parley.actors;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.ServerNotifications;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.TaskEntity;
@@ -207,10 +208,14 @@ public final class ParleyNode implements AutoCloseable {
         }
         builder.whenSystemStarted.accept(system);
         ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
-        Cluster cluster = Cluster.get(system);
-        // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
-        if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty() && settings.joinSelf()) {
-            cluster.manager().tell(Join.create(cluster.selfMember().address()));
+        boolean clustered = NodeSharding.clustered(system);
+        if (clustered) {
+            Cluster cluster = Cluster.get(system);
+            // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
+            if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty() && settings.joinSelf()) {
+                cluster.manager().tell(Join.create(cluster.selfMember().address()));
+            }
+            ClusterMembershipLog.start(system);
         }
         // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
         ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
@@ -228,8 +233,7 @@ public final class ParleyNode implements AutoCloseable {
                         metrics.asked(questions);
                     }
                 });
-        ClusterMembershipLog.start(system);
-        ClusterSharding sharding = ClusterSharding.get(system);
+        ClusterSharding sharding = NodeSharding.of(system);
         ToolCallEntity.init(system, server, engine, toolExecutor, settings.stepTimeout());
         SealedPointers codec = new SealedPointers(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
         ServerNotifications notifications = ServerNotifications.start(system, server);

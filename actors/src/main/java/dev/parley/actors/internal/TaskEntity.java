@@ -359,7 +359,7 @@ public final class TaskEntity
 
     /**
      * Starts sharding for tasks on this node; a task is reached with
-     * {@code ClusterSharding.get(system).entityRefFor(ENTITY_TYPE_KEY, taskId)}. Tasks passivate
+     * {@code NodeSharding.of(system).entityRefFor(ENTITY_TYPE_KEY, taskId)}. Tasks passivate
      * themselves when idle and not running (a running task must stay in memory), so sharding's own
      * idle passivation is off. {@code onChange} hears of every persisted change.
      */
@@ -370,7 +370,7 @@ public final class TaskEntity
             ReplayEngine engine,
             Executor toolExecutor,
             Consumer<TaskView> onChange) {
-        return ClusterSharding.get(system)
+        return NodeSharding.of(system)
                 .init(Entity.of(
                                 ENTITY_TYPE_KEY,
                                 entity -> create(

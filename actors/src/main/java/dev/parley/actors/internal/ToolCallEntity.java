@@ -397,7 +397,7 @@ public final class ToolCallEntity
 
     /**
      * Starts sharding for calls on this node. A call is reached with
-     * {@code ClusterSharding.get(system).entityRefFor(ENTITY_TYPE_KEY, callId)}; an idle one leaves
+     * {@code NodeSharding.of(system).entityRefFor(ENTITY_TYPE_KEY, callId)}; an idle one leaves
      * memory after the sharding idle timeout, an ended one at once.
      */
     public static ActorRef<ShardingEnvelope<Command>> init(
@@ -406,7 +406,7 @@ public final class ToolCallEntity
             ReplayEngine engine,
             Executor toolExecutor,
             Duration stepTimeout) {
-        return ClusterSharding.get(system)
+        return NodeSharding.of(system)
                 .init(Entity.of(
                         ENTITY_TYPE_KEY,
                         entity -> create(

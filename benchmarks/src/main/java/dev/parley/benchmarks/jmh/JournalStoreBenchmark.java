@@ -3,6 +3,7 @@ package dev.parley.benchmarks.jmh;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.actors.ParleyNode;
 import dev.parley.actors.internal.EntityIds;
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.persistence.JournalDatabase;
@@ -148,7 +149,7 @@ public class JournalStoreBenchmark extends ParleyBenchmark {
                     .journal(bench.storeUnderTest.database())
                     .stateKeyFile(bench.storeUnderTest.directory().resolve("request-state.key"))
                     .start();
-            sharding = ClusterSharding.get(node.system());
+            sharding = NodeSharding.of(node.system());
             bench.flow(sharding, EntityIds.next())
                     .get(60, TimeUnit.SECONDS); // waits for the cluster and the shard region
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.ToolCallEntity;
 import dev.parley.persistence.JournalDatabase;
@@ -133,7 +134,7 @@ public class JournalWriteBenchmark extends ParleyBenchmark {
                     .journal(new JournalDatabase.H2File(bench.entityDirectory))
                     .stateKeyFile(bench.entityDirectory.resolve("request-state.key"))
                     .start();
-            bench.sharding = ClusterSharding.get(bench.node.system());
+            bench.sharding = NodeSharding.of(bench.node.system());
             bench.writeCall().join(); // waits for the cluster and the shard region
         }
 

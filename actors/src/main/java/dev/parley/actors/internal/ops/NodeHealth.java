@@ -1,5 +1,6 @@
 package dev.parley.actors.internal.ops;
 
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.journal.JournalAvailability;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -89,9 +90,8 @@ public final class NodeHealth implements Extension {
         if (!shardingStarted) {
             missing.add("sharding not started");
         }
-        if (!ParleyMetrics.clustered(system)) {
-            missing.add("not a cluster member");
-        } else if (!Cluster.get(system).selfMember().status().equals(MemberStatus.up())) {
+        if (NodeSharding.clustered(system)
+                && !Cluster.get(system).selfMember().status().equals(MemberStatus.up())) {
             missing.add("cluster member is " + Cluster.get(system).selfMember().status());
         }
         if (!JournalAvailability.get(system).available()) {

@@ -1,5 +1,6 @@
 package dev.parley.actors.internal.ops;
 
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.runtime.internal.engine.AskedQuestion;
 import dev.parley.runtime.internal.engine.CallHistory;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
@@ -91,7 +92,7 @@ public final class ParleyMetrics implements Extension {
         JvmGcMetrics gc = new JvmGcMetrics();
         gc.bindTo(registry);
         system.getWhenTerminated().whenComplete((done, failure) -> gc.close());
-        if (clustered(system)) {
+        if (NodeSharding.clustered(system)) {
             registerClusterGauges(system);
         }
         if (enabled
@@ -108,12 +109,6 @@ public final class ParleyMetrics implements Extension {
         if (enabled) {
             new ExecutorServiceMetrics(toolExecutor, "parley-tool", Tags.empty()).bindTo(registry);
         }
-    }
-
-    /** Whether {@code system} runs Pekko Cluster (a node always does; an entity test kit may not). */
-    static boolean clustered(ActorSystem<?> system) {
-        String provider = system.settings().config().getString("pekko.actor.provider");
-        return provider.equals("cluster") || provider.equals("org.apache.pekko.cluster.ClusterActorRefProvider");
     }
 
     /** Pekko basics: this node's view of the cluster. */

@@ -5,6 +5,7 @@ import dev.parley.actors.ParleySettings;
 import dev.parley.actors.QuotaSettings;
 import dev.parley.actors.internal.CborSerializable;
 import dev.parley.actors.internal.EntityAsks;
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.PrincipalCapsEntity;
 import dev.parley.actors.internal.PrincipalCapsEntity.Kind;
 import dev.parley.actors.internal.ServerNotifications;
@@ -83,6 +84,7 @@ public final class CallCaps {
     private final DiskWatermark disk;
     private final NodeLeases node;
     private final Clock clock = Clock.systemUTC();
+    /** Null on a node alone. */
     private final Cluster cluster;
     /** Where a call or session that ended tells the other nodes, which may hold its lease. */
     private final ActorRef<Topic.Command<LeaseEnded>> leaseEnds;
@@ -102,7 +104,7 @@ public final class CallCaps {
         this.node = new NodeLeases(perKind(quotas.perNode()), clock);
         // A call's rounds and a session's requests may be served by any node, and each node that
         // served a waiting round or opened the session holds a lease: the node where it ends tells them.
-        this.cluster = Cluster.get(system);
+        this.cluster = NodeSharding.clustered(system) ? Cluster.get(system) : null;
         this.leaseEnds = NodeTopics.join(
                 system, LeaseEnded.class, "parley-lease-ends", ended -> node.release(ended.kind(), ended.id()));
     }
@@ -257,6 +259,9 @@ public final class CallCaps {
 
     /** Whether other members may hold leases (a node alone publishes nothing per call). */
     private boolean clusterOfMany() {
+        if (cluster == null) {
+            return false;
+        }
         Iterator<Member> members = cluster.state().getMembers().iterator();
         if (!members.hasNext()) {
             return false;

@@ -1,5 +1,6 @@
 package dev.parley.http.internal.console;
 
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.http.internal.console.ConsoleAccess.Decision;
 import dev.parley.http.internal.console.ConsoleApi.Cancelled;
@@ -27,7 +28,6 @@ import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.http.javadsl.marshallers.jackson.Jackson;
 import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpRequest;
@@ -272,7 +272,7 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
                 || !JournalViews.OPEN_TASK.contains(JournalViews.TASK_STATUS.getOrDefault(latest, ""))) {
             return CompletableFuture.completedFuture(null);
         }
-        return ClusterSharding.get(system)
+        return NodeSharding.of(system)
                 .entityRefFor(TaskEntity.ENTITY_TYPE_KEY, id)
                 .<TaskEntity.Reply>ask(replyTo -> new TaskEntity.Get(principal.get(), replyTo), ENTITY_ASK_TIMEOUT)
                 .handle((reply, failure) -> reply instanceof TaskEntity.TaskView view ? view.statusMessage() : null);
@@ -313,7 +313,7 @@ public final class ConsoleRoutes extends AllDirectives implements ManagementRout
                                 new Answer(409, new Problem("The task has already ended: " + status)));
                     }
                     // The task's own principal: the operator acts for it, through the cancel tasks/cancel uses.
-                    return ClusterSharding.get(system)
+                    return NodeSharding.of(system)
                             .entityRefFor(TaskEntity.ENTITY_TYPE_KEY, id)
                             .<TaskEntity.Reply>ask(
                                     replyTo -> new TaskEntity.Cancel(principal.get(), replyTo), ENTITY_ASK_TIMEOUT)

@@ -1,5 +1,6 @@
 package dev.parley.http.internal.console;
 
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.ToolCallEntity;
@@ -141,6 +142,10 @@ final class OverviewReader {
     }
 
     private ClusterView cluster(List<EntityShards> sharding) {
+        if (!NodeSharding.clustered(system)) {
+            String self = system.address().toString();
+            return new ClusterView(self, null, List.of(new Member(self, "alone", true, List.of())), sharding);
+        }
         Cluster cluster = Cluster.get(system);
         var state = cluster.state();
         Set<org.apache.pekko.cluster.Member> unreachable = state.getUnreachable();
@@ -164,6 +169,15 @@ final class OverviewReader {
     }
 
     private CompletableFuture<EntityShards> shards(EntityTypeKey<?> type) {
+        if (!NodeSharding.clustered(system)) {
+            String self = system.address().toString();
+            return NodeSharding.liveEntitiesAlone(system, type, SHARDING_STATS_TIMEOUT)
+                    .thenApply(entities -> new EntityShards(
+                            type.name(), List.of(new RegionShards(self, 1, entities)), List.<String>of()))
+                    .toCompletableFuture()
+                    .exceptionally(failure ->
+                            new EntityShards(type.name(), List.of(), List.of("no answer: " + failure.getMessage())));
+        }
         return AskPattern
                 .<org.apache.pekko.cluster.sharding.typed.ClusterShardingQuery, ShardRegion.ClusterShardingStats>ask(
                         ClusterSharding.get(system).shardState(),

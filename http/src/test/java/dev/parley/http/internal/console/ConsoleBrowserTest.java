@@ -204,9 +204,9 @@ class ConsoleBrowserTest {
                     tool + " p99");
         }
 
-        // The cluster: this node, Up, with the shards of the entities the load started.
+        // The cluster: this node, alone (an embedded journal), with the entities the load started.
         WebElement member = browser.findElement(By.cssSelector("[data-member]"));
-        assertTrue(member.getText().contains("Up"), member.getText());
+        assertTrue(member.getText().contains("alone"), member.getText());
         assertFalse(
                 browser.findElements(By.cssSelector("[data-shards='ToolCall']")).isEmpty());
         assertFalse(browser.findElements(By.cssSelector("[data-shards='Task']")).isEmpty());

@@ -36,9 +36,10 @@ class ReadinessTest {
                     .toCompletableFuture()
                     .get(30, TimeUnit.SECONDS)
                     .port();
-            // Bounded wait for the member to be Up: only the unbound endpoint may keep the node from being ready.
+            // Bounded wait for a cluster member to be Up: only the unbound endpoint may keep the node from being ready.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!node.system().classicSystem().whenTerminated().isCompleted()
+                    && dev.parley.actors.internal.NodeSharding.clustered(node.system())
                     && !org.apache.pekko.cluster.typed.Cluster.get(node.system())
                             .selfMember()
                             .status()
