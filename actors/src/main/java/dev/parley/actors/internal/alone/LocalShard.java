@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -157,8 +156,7 @@ final class LocalShard<M> extends AbstractBehavior<Object> {
     private Behavior<Object> onIdleCheck() {
         long now = System.nanoTime();
         long timeout = idleTimeout.toNanos();
-        for (Iterator<Live<M>> entities = live.values().iterator(); entities.hasNext(); ) {
-            Live<M> entity = entities.next();
+        for (Live<M> entity : live.values()) {
             if (entity.waiting == null && now - entity.lastMessageNanos >= timeout) {
                 passivate(entity);
             }
@@ -178,7 +176,7 @@ final class LocalShard<M> extends AbstractBehavior<Object> {
             return this;
         }
         List<M> waiting = live.remove(id).waiting;
-        if (waiting != null && !waiting.isEmpty()) {
+        if (waiting != null) {
             for (M message : waiting) {
                 deliver(id, message); // the first starts it again
             }

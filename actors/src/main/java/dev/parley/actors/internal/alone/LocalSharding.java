@@ -2,12 +2,15 @@ package dev.parley.actors.internal.alone;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.cluster.sharding.ShardCoordinator;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingQuery;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
@@ -72,13 +75,12 @@ public final class LocalSharding extends ClusterSharding implements Extension {
     }
 
     /** How many entities of {@code typeKey} are in memory now (the console's figure). */
-    public java.util.concurrent.CompletionStage<Integer> liveEntities(EntityTypeKey<?> typeKey, Duration timeout) {
+    public CompletionStage<Integer> liveEntities(EntityTypeKey<?> typeKey, Duration timeout) {
         ActorRef<Object> shard = shards.get(typeKey.name());
         if (shard == null) {
-            return java.util.concurrent.CompletableFuture.completedFuture(0);
+            return CompletableFuture.completedFuture(0);
         }
-        return org.apache.pekko.actor.typed.javadsl.AskPattern.ask(
-                shard, LocalShard.CountEntities::new, timeout, system.scheduler());
+        return AskPattern.ask(shard, LocalShard.CountEntities::new, timeout, system.scheduler());
     }
 
     @Override
