@@ -208,14 +208,17 @@ public final class ParleyNode implements AutoCloseable {
         }
         builder.whenSystemStarted.accept(system);
         ParleyMetrics.get(system); // the registry exists before the first entity or request reports to it
-        boolean clustered = NodeSharding.clustered(system);
-        if (clustered) {
+        if (NodeSharding.clustered(system)) {
             Cluster cluster = Cluster.get(system);
             // Without seed nodes a node forms its own cluster, unless Cluster Bootstrap joins it (kubernetes profile).
             if (effective.getStringList("pekko.cluster.seed-nodes").isEmpty() && settings.joinSelf()) {
                 cluster.manager().tell(Join.create(cluster.selfMember().address()));
             }
             ClusterMembershipLog.start(system);
+        } else {
+            log.info(
+                    "running alone (parley.cluster.mode = {}): no remoting, cluster or sharding",
+                    effective.getString("parley.cluster.mode"));
         }
         // Handlers log with the MDC of the call they run for (CallMdc), and with none after it.
         ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
