@@ -15,7 +15,6 @@ import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.persistence.typed.PersistenceId;
@@ -107,17 +106,17 @@ public final class SessionEntity
     private final JournalAvailability journal;
     private final Optional<Config> pluginConfig;
 
-    private SessionEntity(PersistenceId persistenceId, ActorSystem<?> system) {
-        super(
-                persistenceId,
-                JournalAvailability.get(system).restartStrategy()); // restart with backoff after a journal failure
-        this.journal = JournalAvailability.get(system);
-        this.pluginConfig = EntityPluginConfig.of(system);
+    private SessionEntity(PersistenceId persistenceId, JournalAvailability journal, Optional<Config> pluginConfig) {
+        super(persistenceId, journal.restartStrategy()); // restart with backoff after a journal failure
+        this.journal = journal;
+        this.pluginConfig = pluginConfig;
     }
 
     public static Behavior<Command> create(String sessionId) {
-        return org.apache.pekko.actor.typed.javadsl.Behaviors.setup(
-                context -> new SessionEntity(PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId), context.getSystem()));
+        return org.apache.pekko.actor.typed.javadsl.Behaviors.setup(context -> new SessionEntity(
+                PersistenceId.of(ENTITY_TYPE_KEY.name(), sessionId),
+                JournalAvailability.get(context.getSystem()),
+                EntityPluginConfig.of(context.getSystem())));
     }
 
     /** A failed write or recovery makes the node check whether the journal went away. */
