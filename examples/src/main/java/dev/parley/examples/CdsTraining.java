@@ -6,10 +6,11 @@ import com.typesafe.config.ConfigFactory;
 import dev.parley.http.McpHttpServer;
 import dev.parley.runtime.Json;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -29,7 +30,6 @@ final class CdsTraining {
     private static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
     private static final String META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 
-    private final HttpClient http = HttpClient.newHttpClient();
     private final URI endpoint;
     private int nextId = 1;
 
@@ -37,7 +37,7 @@ final class CdsTraining {
         this.endpoint = endpoint;
     }
 
-    static void run() throws IOException, InterruptedException {
+    static void run() throws IOException {
         Path data = Files.createTempDirectory("parley-cds-training");
         McpHttpServer server = Launcher.startDemo(
                 0,
@@ -57,7 +57,7 @@ final class CdsTraining {
         }
     }
 
-    private void train() throws IOException, InterruptedException {
+    private void train() throws IOException {
         send("server/discover", null, Json.object());
         send("tools/list", null, Json.object());
         ObjectNode oneRound = Json.object().put("name", "check_availability");
@@ -83,7 +83,7 @@ final class CdsTraining {
     }
 
     /** A 2026-07-28 request: the version and capabilities ride in {@code _meta}. */
-    private JsonNode send(String method, String name, ObjectNode params) throws IOException, InterruptedException {
+    private JsonNode send(String method, String name, ObjectNode params) throws IOException {
         ObjectNode meta = params.putObject("_meta").put(META_VERSION, "2026-07-28");
         meta.putObject(META_CAPABILITIES).putObject("elicitation").putObject("form");
         return Json.parse(post(message(method, params), "2026-07-28", method, name));
@@ -96,26 +96,34 @@ final class CdsTraining {
         return message;
     }
 
-    private String post(ObjectNode message, String version, String method, String name)
-            throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .header("MCP-Protocol-Version", version)
-                .header("Mcp-Method", method)
-                .POST(HttpRequest.BodyPublishers.ofString(Json.write(message)));
+    private String post(ObjectNode message, String version, String method, String name) throws IOException {
+        HttpURLConnection request = (HttpURLConnection) endpoint.toURL().openConnection();
+        request.setRequestMethod("POST");
+        request.setRequestProperty("Content-Type", "application/json");
+        request.setRequestProperty("Accept", "application/json, text/event-stream");
+        request.setRequestProperty("MCP-Protocol-Version", version);
+        request.setRequestProperty("Mcp-Method", method);
         if (name != null) {
-            request.header("Mcp-Name", name);
+            request.setRequestProperty("Mcp-Name", name);
         }
-        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException(method + " answered " + response.statusCode() + ": " + response.body());
+        request.setDoOutput(true);
+        try (OutputStream body = request.getOutputStream()) {
+            body.write(Json.write(message).getBytes(StandardCharsets.UTF_8));
         }
-        return response.body();
+        int status = request.getResponseCode();
+        try (InputStream reply = status == 200 ? request.getInputStream() : request.getErrorStream()) {
+            String text = reply == null ? "" : new String(reply.readAllBytes(), StandardCharsets.UTF_8);
+            if (status != 200) {
+                throw new IllegalStateException(method + " answered " + status + ": " + text);
+            }
+            return text;
+        }
     }
 
-    private void get(URI uri) throws IOException, InterruptedException {
-        http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding());
+    private void get(URI uri) throws IOException {
+        HttpURLConnection request = (HttpURLConnection) uri.toURL().openConnection();
+        request.getResponseCode();
+        request.disconnect();
     }
 
     private static void expectComplete(JsonNode reply) {
