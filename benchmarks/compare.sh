@@ -9,12 +9,16 @@
 #   - one-round tools/call (test_simple_text): requests/s, p99, server CPU ms per request
 #   - MRTR flows (test_input_required_result_elicitation: call -> input_required -> retry -> complete):
 #     flows/s, p99 of the flow, server CPU ms per flow
+#   - MRTR at concurrency 256 (one run each), and an open loop (--rate) at the Java SDK's median MRTR
+#     flows/s: the achieved flows/s and the flow p99 of each
+#   - tasks (Parley only; FixtureTasks' slow_compute with seconds 0, created and polled to completion
+#     with --poll-now): tasks/s and server CPU ms per task, against Parley's own MRTR flows
 #   - start-up to the ready line and idle RSS, Parley with its class-data-sharing archive (as the
 #     README starts it) and without
 # Parley journals both rounds of a flow; the Java SDK keeps nothing (its state rides in requestState).
 #
 # Build first, in the project root: mvn -B -q package -DskipTests   (this script builds the peer)
-# Settings (environment), defaults take about 5 minutes:
+# Settings (environment), defaults take about 7 minutes:
 #   ROUNDS=3 DURATION=12s WARMUP=3s (per measured run)  PRIME=20s (per server and tool, before the rounds)
 #   C=64 (concurrency)  JAVA=java  SERVER_JAVA_OPTS (both servers)  OUT=benchmarks/target/compare
 # Exit status 0 when every measured run finished without an error.
@@ -32,6 +36,8 @@ OUT=${OUT:-benchmarks/target/compare}
 PEER=benchmarks/peer-java-sdk
 ONE_TOOL=test_simple_text
 MRTR_TOOL=test_input_required_result_elicitation
+TASK_TOOL=slow_compute
+TASK_ARGS='{"seconds":0,"label":"compare"}'
 
 command -v jq >/dev/null || { echo "compare.sh needs jq" >&2; exit 2; }
 for jar in examples/target/parley.jar benchmarks/target/parley-load.jar; do
@@ -95,20 +101,33 @@ rss() {
   awk '/^VmRSS:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"
 }
 
-# load SERVER KIND WARMUP DURATION [JSON]: one run of the load generator at concurrency C.
+# load SERVER KIND WARMUP DURATION [JSON [OPTION...]]: one run of the load generator at concurrency
+# C; KIND is one (one-round call), mrtr or task; OPTIONs go to the load generator as they are.
 load() {
   local server=$1 kind=$2 warmup=$3 duration=$4 json=${5:-}
-  local pid_var=PID_$server url_var=URL_$server args=(--flow call --tool "$ONE_TOOL")
-  [[ $kind == mrtr ]] && args=(--flow mrtr --tool "$MRTR_TOOL")
+  local pid_var=PID_$server url_var=URL_$server args=(--flow call --tool "$ONE_TOOL" --args '{}')
+  [[ $kind == mrtr ]] && args=(--flow mrtr --tool "$MRTR_TOOL" --args '{}')
+  [[ $kind == task ]] && args=(--flow task --tool "$TASK_TOOL" --args "$TASK_ARGS" --poll-now)
   local out=(--no-progress)
   [[ -n $json ]] && out+=(--json "$json")
-  "$JAVA" -jar "$LOAD" --url "${!url_var}" "${args[@]}" --args '{}' -c "$C" --warmup "$warmup" \
-    --duration "$duration" --server-pid "${!pid_var}" "${out[@]}" >>"$OUT/load.log" 2>&1
+  "$JAVA" -jar "$LOAD" --url "${!url_var}" "${args[@]}" -c "$C" --warmup "$warmup" \
+    --duration "$duration" --server-pid "${!pid_var}" "${out[@]}" "${@:6}" >>"$OUT/load.log" 2>&1
+}
+
+# extra NAME SERVER KIND [OPTION...]: one measured run beside the rounds, as $OUT/extra/NAME-SERVER.json.
+extra() {
+  local name=$1 server=$2 kind=$3 json=$OUT/extra/$1-$2.json
+  mkdir -p "$OUT/extra"
+  if ! load "$server" "$kind" "$WARMUP" "$DURATION" "$json" "${@:4}" || [[ ! -f $json ]]; then
+    echo "  $name $server: the load generator failed (see $OUT/load.log)"
+    FAILED=$((FAILED + 1))
+    rm -f "$json"
+  fi
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $("$JAVA" -version 2>&1 | head -1)"
 echo "settings: ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP PRIME=$PRIME C=$C SERVER_JAVA_OPTS='$SERVER_JAVA_OPTS'; results in $OUT"
-rm -f "$OUT"/*.json "$OUT/load.log"
+rm -rf "$OUT"/*.json "$OUT/extra" "$OUT/load.log"
 # Parley's class-data-sharing archive for the run copy (an archive holds for one jar path and JVM),
 # made as the build makes examples/target/parley.jsa.
 "$JAVA" -XX:ArchiveClassesAtExit="$RUN/jars/parley.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off \
@@ -119,7 +138,10 @@ sleep 5
 IDLE_RSS_parley_plain=$(rss "$PID_parley_plain")
 kill "$PID_parley_plain"
 wait "$PID_parley_plain" 2>/dev/null || true
-start parley -XX:SharedArchiveFile="$RUN/jars/parley.jsa" -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
+# The load generator is one address standing in for up to 256 clients: above Parley's cap of
+# connections per address (128), which refuses the rest with 503.
+start parley -XX:SharedArchiveFile="$RUN/jars/parley.jsa" -Dparley.http.connections.max-per-address=512 \
+  -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
 start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
   dev.parley.peer.JavaSdkPeer --port 0
 # Idle: both started one after the other and left alone for 5 s before any request.
@@ -134,6 +156,7 @@ for server in parley sdk; do
     load "$server" "$kind" 0s "$PRIME" || true
   done
 done
+load parley task 0s "$PRIME" || true
 
 FAILED=0
 for round in $(seq 1 "$ROUNDS"); do
@@ -156,6 +179,20 @@ for round in $(seq 1 "$ROUNDS"); do
     done
   done
 done
+
+# Beside the rounds: MRTR at concurrency 256, then an open loop at the Java SDK's median MRTR rate
+# (at most 256 flows in flight), then Parley's tasks.
+for server in sdk parley; do
+  C=256 extra c256 "$server" mrtr
+done
+sdk_rate=$(cat "$OUT"/sdk-mrtr-r*.json | jq -s 'map(.levels[0].flowsPerSecond) | sort
+  | if length == 0 then 0 else .[length / 2 | floor] | floor end')
+if (( sdk_rate > 0 )); then
+  for server in sdk parley; do
+    C=256 extra open "$server" mrtr --rate "$sdk_rate/s"
+  done
+fi
+extra tasks parley task
 
 # Medians over the rounds, and the ratios Parley / Java SDK.
 jq -s -r --arg rounds "$ROUNDS" --arg c "$C" --argjson failed "$FAILED" '
@@ -181,6 +218,28 @@ jq -s -r --arg rounds "$ROUNDS" --arg c "$C" --argjson failed "$FAILED" '
       jq -c --arg server "${b%%-*}" --arg kind "$(cut -d- -f2 <<<"$b")" \
         '{server: $server, kind: $kind, level: .levels[0]}' "$f"
     done)
+# The runs beside the rounds: NAME SERVER FIELD (missing file: n/a).
+extra_fig() {
+  local f=$OUT/extra/$1-$2.json
+  if [[ -f $f ]]; then jq -r ".levels[0] | $3 | . * 1000 | round / 1000" "$f"; else echo n/a; fi
+}
+extra_row() { # TITLE SDK PARLEY
+  awk -v t="$1" -v s="$2" -v p="$3" 'BEGIN {
+    r = (s + 0 > 0 && p != "n/a") ? sprintf("%.2fx", p / s) : "n/a"
+    printf "  %-40s %12s %12s %12s\n", t, s, p, r }'
+}
+extra_row "MRTR c=256 flows/s" "$(extra_fig c256 sdk .flowsPerSecond)" "$(extra_fig c256 parley .flowsPerSecond)"
+extra_row "MRTR c=256 flow p99 ms" "$(extra_fig c256 sdk .kinds.flow.p99Ms)" "$(extra_fig c256 parley .kinds.flow.p99Ms)"
+extra_row "MRTR open loop at ${sdk_rate}/s: achieved" "$(extra_fig open sdk .flowsPerSecond)" "$(extra_fig open parley .flowsPerSecond)"
+extra_row "MRTR open loop: flow p99 ms" "$(extra_fig open sdk .kinds.flow.p99Ms)" "$(extra_fig open parley .kinds.flow.p99Ms)"
+# Tasks against Parley's own MRTR flows (median of the rounds): the ratio column is task / MRTR.
+mrtr_median() {
+  cat "$OUT"/parley-mrtr-r*.json | jq -s "map(.levels[0] | $1) | sort
+    | if length == 0 then \"n/a\" else .[length / 2 | floor] * 1000 | round / 1000 end"
+}
+echo "  $(printf '%-40s %12s %12s %12s' 'Parley tasks against its MRTR flows' 'MRTR flow' 'task' 'task/MRTR')"
+extra_row "  per second" "$(mrtr_median .flowsPerSecond)" "$(extra_fig tasks parley .flowsPerSecond)"
+extra_row "  server CPU ms each" "$(mrtr_median .serverCpuMsPerKind.flow)" "$(extra_fig tasks parley .serverCpuMsPerKind.flow)"
 awk -v ps="$STARTUP_parley" -v ss="$STARTUP_sdk" -v pr="$IDLE_RSS_parley" -v sr="$IDLE_RSS_sdk" \
   -v pps="$STARTUP_parley_plain" -v ppr="$IDLE_RSS_parley_plain" 'BEGIN {
   printf "  %-40s %12s %12s %11.2fx\n", "start-up to ready ms (one start each)", ss, ps, ps / ss
@@ -188,5 +247,5 @@ awk -v ps="$STARTUP_parley" -v ss="$STARTUP_sdk" -v pr="$IDLE_RSS_parley" -v sr=
   printf "  %-40s %12s %12s %11.2fx\n", "  Parley without its CDS archive: start-up", ss, pps, pps / ss
   printf "  %-40s %12s %12s %11.2fx\n", "  Parley without its CDS archive: idle RSS", sr, ppr, ppr / sr }'
 # Exit status: 0 only when every measured run finished without an error.
-errors=$(cat "$OUT"/*-r*.json | jq -s 'map(.levels[0].errors + .levels[0].warmupErrors) | add // 0')
+errors=$(cat "$OUT"/*-r*.json "$OUT"/extra/*.json 2>/dev/null | jq -s 'map(.levels[0].errors + .levels[0].warmupErrors) | add // 0')
 (( FAILED == 0 && errors == 0 ))
