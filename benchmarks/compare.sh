@@ -9,6 +9,9 @@
 #   - one-round tools/call (test_simple_text): requests/s, p99, server CPU ms per request
 #   - MRTR flows (test_input_required_result_elicitation: call -> input_required -> retry -> complete):
 #     flows/s, p99 of the flow, server CPU ms per flow
+#   - the same two tools on 2025-11-25 sessions, against the SDK's 2025-11-25 server with its sessions
+#     in memory (a second peer process): one-round calls, and elicitation flows (call -> the question
+#     as elicitation/create on the call's SSE stream -> the answer POSTed -> the result on the stream)
 #   - MRTR at concurrency 256 (one run each), and an open loop (--rate) at the Java SDK's median MRTR
 #     flows/s: the achieved flows/s and the flow p99 of each
 #   - tasks (Parley only; FixtureTasks' slow_compute with seconds 0, created and polled to completion
@@ -18,7 +21,7 @@
 # Parley journals both rounds of a flow; the Java SDK keeps nothing (its state rides in requestState).
 #
 # Build first, in the project root: mvn -B -q package -DskipTests   (this script builds the peer)
-# Settings (environment), defaults take about 7 minutes:
+# Settings (environment), defaults take about 10 minutes:
 #   ROUNDS=3 DURATION=12s WARMUP=3s (per measured run)  PRIME=20s (per server and tool, before the rounds)
 #   C=64 (concurrency)  JAVA=java  SERVER_JAVA_OPTS (both servers)  OUT=benchmarks/target/compare
 # Exit status 0 when every measured run finished without an error.
@@ -108,6 +111,8 @@ load() {
   local pid_var=PID_$server url_var=URL_$server args=(--flow call --tool "$ONE_TOOL" --args '{}')
   [[ $kind == mrtr ]] && args=(--flow mrtr --tool "$MRTR_TOOL" --args '{}')
   [[ $kind == task ]] && args=(--flow task --tool "$TASK_TOOL" --args "$TASK_ARGS" --poll-now)
+  [[ $kind == one25 ]] && args=(--protocol 2025-11-25 --flow call --tool "$ONE_TOOL" --args '{}')
+  [[ $kind == mrtr25 ]] && args=(--protocol 2025-11-25 --flow mrtr --tool "$MRTR_TOOL" --args '{}')
   local out=(--no-progress)
   [[ -n $json ]] && out+=(--json "$json")
   "$JAVA" -jar "$LOAD" --url "${!url_var}" "${args[@]}" -c "$C" --warmup "$warmup" \
@@ -148,12 +153,21 @@ start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java
 sleep 5
 IDLE_RSS_parley=$(rss "$PID_parley")
 IDLE_RSS_sdk=$(rss "$PID_sdk")
+start sdk25 -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
+  dev.parley.peer.JavaSdkPeer --port 0 --protocol 2025-11-25
+
+# sdk_for KIND: the Java SDK peer that serves KIND (Parley's one server serves both eras).
+sdk_for() {
+  if [[ $1 == *25 ]]; then echo sdk25; else echo sdk; fi
+}
 
 echo "priming each server and tool for $PRIME (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 for server in parley sdk; do
-  for kind in one mrtr; do
+  for kind in one mrtr one25 mrtr25; do
     # Only JIT warm-up: a cold server may finish no flow at all in this window, which is fine here.
-    load "$server" "$kind" 0s "$PRIME" || true
+    target=$server
+    [[ $server == sdk ]] && target=$(sdk_for "$kind")
+    load "$target" "$kind" 0s "$PRIME" || true
   done
 done
 load parley task 0s "$PRIME" || true
@@ -162,18 +176,20 @@ FAILED=0
 for round in $(seq 1 "$ROUNDS"); do
   order="sdk parley"
   (( round % 2 == 0 )) && order="parley sdk"
-  for kind in one mrtr; do
+  for kind in one mrtr one25 mrtr25; do
     for server in $order; do
       json=$OUT/$server-$kind-r$round.json
-      if ! load "$server" "$kind" "$WARMUP" "$DURATION" "$json" || [[ ! -f $json ]]; then
+      target=$server
+      [[ $server == sdk ]] && target=$(sdk_for "$kind")
+      if ! load "$target" "$kind" "$WARMUP" "$DURATION" "$json" || [[ ! -f $json ]]; then
         echo "  r$round $kind $server: the load generator failed (see $OUT/load.log)"
         FAILED=$((FAILED + 1))
         rm -f "$json"
         continue
       fi
       jq -r --arg s "$server" --arg k "$kind" --arg r "$round" '.levels[0] |
-        "  r\($r) \($k | if . == "one" then "one-round" else "MRTR     " end) \($s | if . == "sdk" then "Java SDK" else "Parley  " end)"
-        + "  \(if $k == "one" then "\(.requestsPerSecond) req/s" else "\(.flowsPerSecond) flows/s" end)"
+        "  r\($r) \({one: "one-round     ", mrtr: "MRTR          ", one25: "2025 one-round", mrtr25: "2025 elicit   "}[$k]) \($s | if . == "sdk" then "Java SDK" else "Parley  " end)"
+        + "  \(if $k | startswith("one") then "\(.requestsPerSecond) req/s" else "\(.flowsPerSecond) flows/s" end)"
         + "  p99 \(.kinds.flow.p99Ms) ms  server \(.serverCpuCores) cores"
         + "  errors \(.errors + .warmupErrors)  (load generator \(.clientCpuCores) cores, machine busy \(.machineCpuBusy * 100 | round)%)"' "$json"
     done
@@ -212,6 +228,11 @@ jq -s -r --arg rounds "$ROUNDS" --arg c "$C" --argjson failed "$FAILED" '
     row("MRTR flow p99 ms"; "mrtr"; .kinds.flow.p99Ms),
     row("MRTR retry p99 ms"; "mrtr"; .kinds.retry.p99Ms),
     row("MRTR server CPU ms per flow"; "mrtr"; .serverCpuMsPerKind.flow),
+    row("2025-11-25 one-round requests/s"; "one25"; .requestsPerSecond),
+    row("2025-11-25 one-round server CPU ms/request"; "one25"; .serverCpuMsPerKind.request),
+    row("2025-11-25 elicitation flows/s"; "mrtr25"; .flowsPerSecond),
+    row("2025-11-25 elicitation flow p99 ms"; "mrtr25"; .kinds.flow.p99Ms),
+    row("2025-11-25 server CPU ms per elicitation"; "mrtr25"; .serverCpuMsPerKind.flow),
     "errors in all measured runs: \($errors)\(if $failed > 0 then "; runs that failed: \($failed)" else "" end)"
 ' <(for f in "$OUT"/*-r*.json; do
       b=$(basename "$f" .json)

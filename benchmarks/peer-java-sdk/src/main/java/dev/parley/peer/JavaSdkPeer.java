@@ -29,6 +29,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import jakarta.servlet.http.HttpServlet;
 import org.apache.catalina.Context;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.startup.Tomcat;
@@ -48,12 +49,17 @@ import org.apache.catalina.startup.Tomcat;
  * (HMAC-SHA256) into the {@code input_required} result and opened again on the retry. Parley
  * journals both rounds instead; that difference is what the comparison measures.
  *
+ * <p>With {@code --protocol 2025-11-25} it serves the same tools on the SDK's 2025-11-25 server
+ * instead ({@link SessionPeer}): sessions in memory, the question an {@code elicitation/create} on
+ * the call's stream.
+ *
  * <p>Usage: {@code java -cp 'target/peer-java-sdk-0.1.0.jar:target/lib/*' dev.parley.peer.JavaSdkPeer
- * --port N} ({@code 0}: a free port). Binds 127.0.0.1, endpoint {@code /mcp}.
+ * --port N [--protocol 2026-07-28|2025-11-25]} ({@code 0}: a free port). Binds 127.0.0.1, endpoint
+ * {@code /mcp}.
  */
 public final class JavaSdkPeer {
 
-    private static final String SIMPLE_TEXT = "This is a simple text response for testing.";
+    static final String SIMPLE_TEXT = "This is a simple text response for testing.";
     private static final String NAME_KEY = "user_name";
     // The state handed out with round 1; the SDK checks its seal before the handler sees it again.
     private static final String ASKED_FOR_NAME = "asked:user_name";
@@ -63,22 +69,34 @@ public final class JavaSdkPeer {
             "type", "object", "properties", Map.of("name", Map.of("type", "string")), "required", List.of("name"));
 
     private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
+    private static final String USAGE = "usage: JavaSdkPeer --port N [--protocol 2026-07-28|2025-11-25]";
 
     private JavaSdkPeer() {}
 
     public static void main(String[] args) throws Exception {
         int port = -1;
+        boolean sessions = false;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--port") && i + 1 < args.length) {
                 port = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--protocol") && i + 1 < args.length) {
+                String protocol = args[++i];
+                if (!protocol.equals("2026-07-28") && !protocol.equals("2025-11-25")) {
+                    throw new IllegalArgumentException("--protocol 2026-07-28 or 2025-11-25, not " + protocol);
+                }
+                sessions = protocol.equals("2025-11-25");
             } else {
-                throw new IllegalArgumentException("usage: JavaSdkPeer --port N (unknown argument " + args[i] + ")");
+                throw new IllegalArgumentException(USAGE + " (unknown argument " + args[i] + ")");
             }
         }
         if (port < 0) {
-            throw new IllegalArgumentException("usage: JavaSdkPeer --port N (0: a free port)");
+            throw new IllegalArgumentException(USAGE + " (--port 0: a free port)");
         }
+        serve(port, sessions ? SessionPeer.servlet() : statelessServlet());
+    }
 
+    /** The 2026-07-28 server: the tools answer input_required and keep nothing between the rounds. */
+    private static HttpServletMcpTransport statelessServlet() {
         Tool simpleText = Tool.builder("test_simple_text", NO_ARGUMENTS)
                 .description("Returns a simple text response")
                 .build();
@@ -119,13 +137,16 @@ public final class JavaSdkPeer {
                 .build();
 
         // Loopback Host names only, as Parley's fixture server accepts by default.
-        HttpServletMcpTransport transport = HttpServletMcpTransport.builder(server)
+        return HttpServletMcpTransport.builder(server)
                 .endpoint("/mcp")
                 .httpHeaderValidator(DefaultServerTransportSecurityValidator.builder()
                         .allowedHosts(List.of("127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*"))
                         .build())
                 .build();
+    }
 
+    /** Serves {@code transport} at {@code /mcp} on embedded Tomcat, 127.0.0.1:{@code port}, until the JVM ends. */
+    private static void serve(int port, HttpServlet transport) throws Exception {
         Path baseDir = Files.createTempDirectory("parley-peer-java-sdk-");
         Tomcat tomcat = new Tomcat();
         tomcat.setBaseDir(baseDir.toString());
