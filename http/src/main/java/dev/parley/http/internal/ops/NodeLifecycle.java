@@ -65,7 +65,10 @@ public final class NodeLifecycle extends AllDirectives {
         this.settings = settings;
     }
 
-    /** Registers the shutdown tasks for the MCP endpoint's {@code binding}; marks the endpoint bound. */
+    /**
+     * Registers the shutdown tasks for the MCP endpoint's {@code binding}; marks the endpoint bound;
+     * schedules the start collection.
+     */
     public void install(ServerBinding binding, boolean managementStarted) {
         CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
         shutdown.addTask(CoordinatedShutdown.PhaseBeforeServiceUnbind(), "parley-not-ready", () -> {
