@@ -71,6 +71,7 @@ public final class ParleyMetrics implements Extension {
 
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> answerTimers = new ConcurrentHashMap<>();
+    private final Map<String, Timer> taskDurationTimers = new ConcurrentHashMap<>();
 
     /** Registered with the first call that ends, as before (a scrape shows no empty summary). */
     private volatile DistributionSummary callRounds;
@@ -236,10 +237,13 @@ public final class ParleyMetrics implements Extension {
             return;
         }
         taskStatus(status);
-        Timer.builder("parley.task.duration")
-                .description("Task duration from creation to its terminal status")
-                .tag("status", status)
-                .register(registry)
+        taskDurationTimers
+                .computeIfAbsent(
+                        status,
+                        key -> Timer.builder("parley.task.duration")
+                                .description("Task duration from creation to its terminal status")
+                                .tag("status", key)
+                                .register(registry))
                 .record(duration.isNegative() ? Duration.ZERO : duration);
     }
 
