@@ -105,7 +105,8 @@ rss() {
 }
 
 # load SERVER KIND WARMUP DURATION [JSON [OPTION...]]: one run of the load generator at concurrency
-# C; KIND is one (one-round call), mrtr or task; OPTIONs go to the load generator as they are.
+# C; KIND is one (one-round call), mrtr, task, or one25 / mrtr25 (the same on 2025-11-25 sessions);
+# OPTIONs go to the load generator as they are.
 load() {
   local server=$1 kind=$2 warmup=$3 duration=$4 json=${5:-}
   local pid_var=PID_$server url_var=URL_$server args=(--flow call --tool "$ONE_TOOL" --args '{}')
