@@ -1,5 +1,6 @@
 package dev.parley.actors.internal.alone;
 
+import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -52,8 +53,8 @@ final class LocalShard<M> extends AbstractBehavior<Object> {
     /** Null: the entities passivate themselves. */
     private final Duration idleTimeout;
 
+    /** By entity id; an entity's actor is named by its URL-encoded id ({@link #idOf}). */
     private final Map<String, Live<M>> live = new HashMap<>();
-    private final Map<ActorRef<M>, String> ids = new HashMap<>();
 
     private LocalShard(
             ActorContext<Object> context,
@@ -128,15 +129,23 @@ final class LocalShard<M> extends AbstractBehavior<Object> {
         getContext().watch(ref);
         Live<M> entity = new Live<>(ref);
         live.put(id, entity);
-        ids.put(ref, id);
         return entity;
     }
 
-    @SuppressWarnings("unchecked")
+    /** The live entity {@code ref} is, or null (an earlier incarnation, or not one of ours). */
+    private Live<M> liveOf(ActorRef<?> ref) {
+        Live<M> entity = live.get(idOf(ref));
+        return entity != null && entity.ref.equals(ref) ? entity : null;
+    }
+
+    private static String idOf(ActorRef<?> ref) {
+        return URLDecoder.decode(ref.path().name(), StandardCharsets.UTF_8);
+    }
+
     private Behavior<Object> onPassivate(ClusterSharding.Passivate<?> passivate) {
-        String id = ids.get((ActorRef<M>) passivate.entity());
-        if (id != null) {
-            passivate(live.get(id));
+        Live<M> entity = liveOf(passivate.entity());
+        if (entity != null) {
+            passivate(entity);
         }
         return this;
     }
@@ -169,15 +178,15 @@ final class LocalShard<M> extends AbstractBehavior<Object> {
         return this;
     }
 
-    @SuppressWarnings("unchecked")
     private Behavior<Object> onTerminated(Terminated terminated) {
-        String id = ids.remove((ActorRef<M>) terminated.getRef());
-        if (id == null) {
+        Live<M> entity = liveOf(terminated.getRef());
+        if (entity == null) {
             return this;
         }
-        List<M> waiting = live.remove(id).waiting;
-        if (waiting != null) {
-            for (M message : waiting) {
+        String id = idOf(entity.ref);
+        live.remove(id);
+        if (entity.waiting != null) {
+            for (M message : entity.waiting) {
                 deliver(id, message); // the first starts it again
             }
         }

@@ -141,11 +141,7 @@ class LocalShardingTest {
             assertEquals(List.of("idle"), stopped);
             return null;
         });
-        assertEquals(
-                0,
-                sharding.liveEntities(ECHO, Duration.ofSeconds(3))
-                        .toCompletableFuture()
-                        .get());
+        assertEquals(0, liveEchoEntities(sharding));
         sharding.entityRefFor(ECHO, "idle").tell(new Echo("y", probe.getRef()));
         probe.expectMessage("idle:y:1");
     }
@@ -158,16 +154,18 @@ class LocalShardingTest {
         probe.expectMessage("kept:x:1");
         probe.expectNoMessage(Duration.ofMillis(900)); // three idle timeouts of the default strategy
         assertEquals(List.of(), stopped);
-        assertEquals(
-                1,
-                sharding.liveEntities(ECHO, Duration.ofSeconds(3))
-                        .toCompletableFuture()
-                        .get());
+        assertEquals(1, liveEchoEntities(sharding));
     }
 
     @Test
     void anUnknownEntityTypeIsAnError() {
         LocalSharding sharding = LocalSharding.get(kit.system());
         assertThrows(IllegalStateException.class, () -> sharding.entityRefFor(ECHO, "x"));
+    }
+
+    private static int liveEchoEntities(LocalSharding sharding) throws Exception {
+        return sharding.liveEntities(ECHO, Duration.ofSeconds(3))
+                .toCompletableFuture()
+                .get();
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.internal.NodeSharding;
 import dev.parley.http.JournalRows;
 import dev.parley.http.McpHttpServer;
 import dev.parley.persistence.JournalDatabase;
@@ -39,7 +40,7 @@ class ReadinessTest {
             // Bounded wait for a cluster member to be Up: only the unbound endpoint may keep the node from being ready.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!node.system().classicSystem().whenTerminated().isCompleted()
-                    && dev.parley.actors.internal.NodeSharding.clustered(node.system())
+                    && NodeSharding.clustered(node.system())
                     && !org.apache.pekko.cluster.typed.Cluster.get(node.system())
                             .selfMember()
                             .status()
