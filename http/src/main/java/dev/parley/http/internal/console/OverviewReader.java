@@ -4,7 +4,6 @@ import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.SessionEntity;
 import dev.parley.actors.internal.TaskEntity;
 import dev.parley.actors.internal.ToolCallEntity;
-import dev.parley.actors.internal.alone.LocalSharding;
 import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.http.internal.console.ConsoleApi.ClusterView;
 import dev.parley.http.internal.console.ConsoleApi.EntityShards;
@@ -172,8 +171,7 @@ final class OverviewReader {
     private CompletableFuture<EntityShards> shards(EntityTypeKey<?> type) {
         if (!NodeSharding.clustered(system)) {
             String self = system.address().toString();
-            return LocalSharding.get(system)
-                    .liveEntities(type, SHARDING_STATS_TIMEOUT)
+            return NodeSharding.liveEntitiesAlone(system, type, SHARDING_STATS_TIMEOUT)
                     .thenApply(entities -> new EntityShards(
                             type.name(), List.of(new RegionShards(self, 1, entities)), List.<String>of()))
                     .toCompletableFuture()
