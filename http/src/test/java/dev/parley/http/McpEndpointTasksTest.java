@@ -27,6 +27,7 @@ import dev.parley.testing.McpTestClient.Reply;
 import dev.parley.testing.SpecSchema;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -381,9 +382,9 @@ class McpEndpointTasksTest {
     // --- memory ---------------------------------------------------------------------------
 
     @Test
-    void anEndedTaskLeavesMemoryAndTasksGetReadsItFromTheJournal(@TempDir Path shortLived) throws Exception {
-        try (McpHttpServer server =
-                TaskTools.start(new TaskTools(), shortLived, "parley.tasks.ended-idle-timeout = 200ms")) {
+    void anEndedTaskLeavesMemoryOnceItsOwnerReadItsEndAndTasksGetReadsItFromTheJournal(@TempDir Path dir)
+            throws Exception {
+        try (McpHttpServer server = TaskTools.start(new TaskTools(), dir, "parley.tasks.ended-idle-timeout = 1h")) {
             McpTestClient on = new McpTestClient(server.port());
             ObjectNode call = on.toolCall("check_stock", args("order", "A-1"), WITH_TASKS);
             String taskId =
@@ -391,13 +392,40 @@ class McpEndpointTasksTest {
             JsonNode ended = awaitTerminal(on, taskId);
 
             MeterRegistry metrics = ParleyMetrics.get(server.node().system()).registry();
-            long deadline = System.nanoTime() + SETTLE.toNanos();
-            while (passivations(metrics) < 1 && System.nanoTime() < deadline) {
-                sleep(Duration.ofMillis(50));
-            }
-            assertEquals(1, passivations(metrics), "the ended task left memory");
+            awaitPassivations(metrics, 1);
+            assertEquals(1, passivations(metrics), "the ended task left memory long before its idle timeout");
             assertEquals(ended, get(on, taskId), "read again from the journal, the same task");
         }
+    }
+
+    @Test
+    void anEndedTaskNobodyReadsLeavesMemoryAfterTheEndedIdleTimeout(@TempDir Path dir) throws Exception {
+        try (McpHttpServer server = TaskTools.start(new TaskTools(), dir, "parley.tasks.ended-idle-timeout = 200ms")) {
+            McpTestClient on = new McpTestClient(server.port());
+            ObjectNode call = on.toolCall("check_stock", args("order", "A-1"), WITH_TASKS);
+            String taskId =
+                    assertCreateTaskResult(on.send(call), call).path("taskId").asText();
+
+            MeterRegistry metrics = ParleyMetrics.get(server.node().system()).registry();
+            awaitPassivations(metrics, 1); // no tasks/get: only the timeout can passivate it
+            assertEquals(1, endedTasks(metrics), "it ended before it left memory");
+            JsonNode ended = get(on, taskId);
+            assertEquals("completed", ended.path("status").asText(), () -> "from the journal: " + ended);
+            assertTrue(ended.path("result").isObject(), () -> "with its result: " + ended);
+        }
+    }
+
+    private static void awaitPassivations(MeterRegistry metrics, int count) {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (passivations(metrics) < count && System.nanoTime() < deadline) {
+            sleep(Duration.ofMillis(50));
+        }
+    }
+
+    private static long endedTasks(MeterRegistry metrics) {
+        return metrics.find("parley.task.duration").timers().stream()
+                .mapToLong(Timer::count)
+                .sum();
     }
 
     private static double passivations(MeterRegistry metrics) {

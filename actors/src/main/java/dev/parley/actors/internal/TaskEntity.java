@@ -523,10 +523,16 @@ public final class TaskEntity
         return Effect().reply(command.replyTo(), view(state));
     }
 
+    /**
+     * Its owner has now seen how the task ended, which is all a poll waits for: the task leaves
+     * memory at once instead of after {@code ended-idle-timeout}, and a later look reads it from
+     * the journal. Under task load, ended tasks kept in memory made every young collection copy them.
+     */
     private ReplyEffect<TaskEvent, State> onGetAfterEnd(Ended state, Get command) {
-        return state.ownedBy(command.principal())
-                ? Effect().reply(command.replyTo(), view(state))
-                : notFound(state, command);
+        if (!state.ownedBy(command.principal())) {
+            return notFound(state, command);
+        }
+        return Effect().none().thenRun(this::passivateIfIdle).thenReply(command.replyTo(), this::view);
     }
 
     /**
@@ -659,11 +665,17 @@ public final class TaskEntity
 
     private ReplyEffect<TaskEvent, State> onIdleCheck(State state, IdleCheck command) {
         Duration timeout = state instanceof Ended ? settings.endedIdleTimeout() : settings.idleTimeout();
-        boolean idle = System.nanoTime() - lastActivity > timeout.toNanos();
-        if (idle && !runner.isRunning()) {
-            runner.passivate(shard);
+        if (System.nanoTime() - lastActivity > timeout.toNanos()) {
+            passivateIfIdle(state);
         }
         return Effect().noReply();
+    }
+
+    /** A run still in flight (a cancelled one stopping) keeps the task in memory until it ends. */
+    private void passivateIfIdle(State state) {
+        if (!runner.isRunning()) {
+            runner.passivate(shard);
+        }
     }
 
     private ReplyEffect<TaskEvent, State> ignore(State state, Command command) {
