@@ -126,7 +126,10 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
                 onRefused.run();
                 scheduleOnce(REFUSAL_TIMER, limits.settings().refusalWait());
             } else {
-                waitForRequest();
+                // One timer for the connection's life, not one per request: it only checks the idle time.
+                Duration tick = limits.settings().busyIdleTimeout();
+                scheduleWithFixedDelay(IDLE_TIMER, tick, tick);
+                idleSinceNanos = System.nanoTime();
             }
             pull(in);
         }
@@ -139,7 +142,6 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
         }
 
         private void request(HttpRequest request) throws Exception {
-            cancelTimer(IDLE_TIMER);
             if (refusal != null) {
                 request.discardEntityBytes(materializer());
                 emit(out, tooManyConnections(), this::completeStage);
@@ -187,24 +189,17 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
                 completeStage();
                 return;
             }
-            waitForRequest();
+            idleSinceNanos = System.nanoTime();
             if (!hasBeenPulled(in) && !isClosed(in)) {
                 pull(in);
             }
-        }
-
-        private void waitForRequest() {
-            idleSinceNanos = System.nanoTime();
-            // Checked every tick, so a connection idle when the node becomes busy is cut within a tick.
-            Duration tick = limits.settings().busyIdleTimeout();
-            scheduleWithFixedDelay(IDLE_TIMER, tick, tick);
         }
 
         @Override
         public void onTimer(Object key) {
             if (REFUSAL_TIMER.equals(key)) {
                 completeStage();
-            } else if (!busy
+            } else if (!busy // checked every tick: a connection idle when the node becomes busy is cut within one
                     && System.nanoTime() - idleSinceNanos
                             >= limits.idleTimeout().toNanos()) {
                 completeStage();
