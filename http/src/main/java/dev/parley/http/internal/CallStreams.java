@@ -1,6 +1,5 @@
 package dev.parley.http.internal;
 
-import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.pipeline.LegacyCalls;
 import dev.parley.actors.internal.pipeline.LegacyCancellations;
 import dev.parley.actors.internal.pipeline.StreamCursors;
@@ -12,13 +11,9 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.stream.Materializer;
-import org.apache.pekko.stream.OverflowStrategy;
-import org.apache.pekko.stream.javadsl.Source;
-import org.apache.pekko.stream.javadsl.SourceQueueWithComplete;
 
 /**
  * The SSE streams of 2025-11-25 calls: every event carries an id (a sealed {@link StreamCursors}
@@ -67,13 +62,6 @@ final class CallStreams {
             String principal, String sessionId, String protocolVersion, StreamCursors.Cursor start, Call call) {
         Cancellation awaiting = new Cancellation();
         Connection connection = new Connection(awaiting, principal, sessionId);
-        // The queue runs inside the HTTP connection's own stream (no actor of its own, no hand-over between
-        // two streams for each event); what is sent before the response is rendered waits in the connection.
-        Source<Object, NotUsed> events = Source.<Object>queue(STREAM_BUFFER, OverflowStrategy.dropHead())
-                .mapMaterializedValue(queue -> {
-                    connection.attach(queue);
-                    return NotUsed.getInstance();
-                });
         // Older clients cannot parse an event with empty data (spec 2025-11-25 §3.2): they get ids only.
         if (protocolVersion.compareTo("2025-11-25") >= 0) {
             connection.prime(start);
@@ -92,15 +80,14 @@ final class CallStreams {
             connection.close();
             finished.cancel();
         });
-        return replies.eventStream(events.watchTermination((notUsed, terminated) -> {
-            PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
-                connection.close();
-                if (poll != null) {
-                    poll.cancel();
-                }
-            });
-            return NotUsed.getInstance();
-        }));
+        // The feed runs inside the HTTP connection's own stream (no actor of its own, no hand-over between
+        // two streams for each event); what is sent before the response is rendered waits in the connection.
+        return replies.eventFeed(STREAM_BUFFER, connection::attach, () -> {
+            connection.close();
+            if (poll != null) {
+                poll.cancel();
+            }
+        });
     }
 
     /** One connection of a call stream; sending and closing are serialized, so nothing goes out after the end. */
@@ -110,7 +97,7 @@ final class CallStreams {
         private final String sessionId;
         private final String tag = HexFormat.of().toHexDigits(RANDOM.nextLong());
         private final List<HttpReplies.SseEvent> beforeAttach = new ArrayList<>();
-        private SourceQueueWithComplete<Object> queue;
+        private SseFeed.Queue queue;
         private long sent;
         private boolean closed;
 
@@ -121,7 +108,7 @@ final class CallStreams {
         }
 
         /** The response's stream is running: what was sent meanwhile goes first. */
-        synchronized void attach(SourceQueueWithComplete<Object> running) {
+        synchronized void attach(SseFeed.Queue running) {
             queue = running;
             beforeAttach.forEach(running::offer);
             beforeAttach.clear();

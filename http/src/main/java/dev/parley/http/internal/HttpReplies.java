@@ -11,6 +11,7 @@ import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Consumer;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
@@ -74,11 +75,33 @@ public final class HttpReplies {
     /** Any JSON-RPC messages as an SSE response, one event each, with keep-alive comments between. */
     HttpResponse eventStream(Source<?, NotUsed> messages) {
         RequestObserver.SentMessages sent = new RequestObserver.SentMessages();
-        Source<ByteString, NotUsed> frames = messages.map(message -> {
-                    sent.sent(message instanceof SseEvent event ? event.message() : message);
-                    return sseFrame(message);
-                })
-                .keepAlive(keepAlive, () -> KEEP_ALIVE);
+        Source<ByteString, NotUsed> frames =
+                messages.map(message -> sentFrame(sent, message)).keepAlive(keepAlive, () -> KEEP_ALIVE);
+        return eventStream(sent, frames);
+    }
+
+    /**
+     * An SSE response fed through the {@link SseFeed.Queue} that {@code attach} gets once the
+     * response's stream runs (up to {@code capacity} messages wait for a slow reader); {@code ended}
+     * runs when the stream stops, however it stops.
+     */
+    HttpResponse eventFeed(int capacity, Consumer<SseFeed.Queue> attach, Runnable ended) {
+        RequestObserver.SentMessages sent = new RequestObserver.SentMessages();
+        Source<ByteString, NotUsed> frames = Source.fromGraph(
+                        new SseFeed(capacity, keepAlive, KEEP_ALIVE, message -> sentFrame(sent, message), ended))
+                .mapMaterializedValue(queue -> {
+                    attach.accept(queue);
+                    return NotUsed.getInstance();
+                });
+        return eventStream(sent, frames);
+    }
+
+    private static ByteString sentFrame(RequestObserver.SentMessages sent, Object message) {
+        sent.sent(message instanceof SseEvent event ? event.message() : message);
+        return sseFrame(message);
+    }
+
+    private static HttpResponse eventStream(RequestObserver.SentMessages sent, Source<ByteString, NotUsed> frames) {
         return HttpResponse.create()
                 .addAttribute(RequestObserver.SENT_MESSAGES, sent)
                 .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
