@@ -14,8 +14,8 @@
 #     as elicitation/create on the call's SSE stream -> the answer POSTed -> the result on the stream)
 #   - MRTR at concurrency 256 (one run each), and an open loop (--rate) at the Java SDK's median MRTR
 #     flows/s: the achieved flows/s and the flow p99 of each
-#   - tasks (Parley only; FixtureTasks' slow_compute with seconds 0, created and polled to completion
-#     with --poll-now): tasks/s and server CPU ms per task, against Parley's own MRTR flows
+#   - tasks (Parley only, in every round; FixtureTasks' slow_compute with seconds 0, created and polled
+#     to completion with --poll-now): tasks/s and server CPU ms per task, against Parley's own MRTR flows
 #   - start-up to the ready line and idle RSS, Parley with its class-data-sharing archive (as the
 #     README starts it) and without
 # Parley journals both rounds of a flow; the Java SDK keeps nothing (its state rides in requestState).
@@ -195,10 +195,19 @@ for round in $(seq 1 "$ROUNDS"); do
         + "  errors \(.errors + .warmupErrors)  (load generator \(.clientCpuCores) cores, machine busy \(.machineCpuBusy * 100 | round)%)"' "$json"
     done
   done
+  # Parley's tasks, in every round beside its MRTR flows: one run is too noisy a figure to set against their median.
+  json=$OUT/parley-task-r$round.json
+  if ! load parley task "$WARMUP" "$DURATION" "$json" || [[ ! -f $json ]]; then
+    echo "  r$round task parley: the load generator failed (see $OUT/load.log)"
+    FAILED=$((FAILED + 1))
+    rm -f "$json"
+    continue
+  fi
+  jq -r --arg r "$round" '.levels[0] | "  r\($r) task           Parley    \(.flowsPerSecond) tasks/s  p99 \(.kinds.flow.p99Ms) ms  server \(.serverCpuCores) cores  errors \(.errors + .warmupErrors)"' "$json"
 done
 
 # Beside the rounds: MRTR at concurrency 256, then an open loop at the Java SDK's median MRTR rate
-# (at most 256 flows in flight), then Parley's tasks.
+# (at most 256 flows in flight).
 for server in sdk parley; do
   C=256 extra c256 "$server" mrtr
 done
@@ -209,7 +218,6 @@ if (( sdk_rate > 0 )); then
     C=256 extra open "$server" mrtr --rate "$sdk_rate/s"
   done
 fi
-extra tasks parley task
 
 # Medians over the rounds, and the ratios Parley / Java SDK.
 jq -s -r --arg rounds "$ROUNDS" --arg c "$C" --argjson failed "$FAILED" '
@@ -254,14 +262,14 @@ extra_row "MRTR c=256 flows/s" "$(extra_fig c256 sdk .flowsPerSecond)" "$(extra_
 extra_row "MRTR c=256 flow p99 ms" "$(extra_fig c256 sdk .kinds.flow.p99Ms)" "$(extra_fig c256 parley .kinds.flow.p99Ms)"
 extra_row "MRTR open loop at ${sdk_rate}/s: achieved" "$(extra_fig open sdk .flowsPerSecond)" "$(extra_fig open parley .flowsPerSecond)"
 extra_row "MRTR open loop: flow p99 ms" "$(extra_fig open sdk .kinds.flow.p99Ms)" "$(extra_fig open parley .kinds.flow.p99Ms)"
-# Tasks against Parley's own MRTR flows (median of the rounds): the ratio column is task / MRTR.
-mrtr_median() {
-  cat "$OUT"/parley-mrtr-r*.json | jq -s "map(.levels[0] | $1) | sort
+# Tasks against Parley's own MRTR flows (medians of the rounds): the ratio column is task / MRTR.
+parley_median() { # KIND FIELD
+  cat "$OUT"/parley-"$1"-r*.json 2>/dev/null | jq -s "map(.levels[0] | $2) | sort
     | if length == 0 then \"n/a\" else .[length / 2 | floor] * 1000 | round / 1000 end"
 }
 echo "  $(printf '%-40s %12s %12s %12s' 'Parley tasks against its MRTR flows' 'MRTR flow' 'task' 'task/MRTR')"
-extra_row "  per second" "$(mrtr_median .flowsPerSecond)" "$(extra_fig tasks parley .flowsPerSecond)"
-extra_row "  server CPU ms each" "$(mrtr_median .serverCpuMsPerKind.flow)" "$(extra_fig tasks parley .serverCpuMsPerKind.flow)"
+extra_row "  per second" "$(parley_median mrtr .flowsPerSecond)" "$(parley_median task .flowsPerSecond)"
+extra_row "  server CPU ms each" "$(parley_median mrtr .serverCpuMsPerKind.flow)" "$(parley_median task .serverCpuMsPerKind.flow)"
 awk -v ps="$STARTUP_parley" -v ss="$STARTUP_sdk" -v pr="$IDLE_RSS_parley" -v sr="$IDLE_RSS_sdk" \
   -v pps="$STARTUP_parley_plain" -v ppr="$IDLE_RSS_parley_plain" 'BEGIN {
   printf "  %-40s %12s %12s %11.2fx\n", "start-up to ready ms (one start each)", ss, ps, ps / ss
