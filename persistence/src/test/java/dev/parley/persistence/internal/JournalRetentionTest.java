@@ -46,6 +46,35 @@ class JournalRetentionTest {
 
     @ParameterizedTest(name = "on {0}")
     @ValueSource(strings = {"h2", "sqlite"})
+    void manyExpiredCallsAreDeletedAFewAtATimeAndAllGo(String store, @TempDir Path dir) throws Exception {
+        JournalDatabase database =
+                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
+        JournalSchema.create(database);
+        long old = NOW.minus(Duration.ofDays(8)).toEpochMilli();
+        int expired = 450; // more than two deletes take
+        // held open: the embedded H2 database otherwise closes and opens again for every insert
+        try (Connection open = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())) {
+            for (int i = 0; i < expired; i++) {
+                insert(database, "ToolCall|old-" + i, 1, old);
+                insert(database, "ToolCall|old-" + i, 2, old);
+            }
+            insert(
+                    database,
+                    "ToolCall|recent",
+                    1,
+                    NOW.minus(Duration.ofHours(1)).toEpochMilli());
+
+            int deleted = new JournalRetention(
+                            database, "ToolCall|", Duration.ofDays(7), Clock.fixed(NOW, ZoneOffset.UTC))
+                    .purge();
+
+            assertEquals(2 * expired, deleted);
+            assertEquals(List.of("ToolCall|recent"), remainingIds(database));
+        }
+    }
+
+    @ParameterizedTest(name = "on {0}")
+    @ValueSource(strings = {"h2", "sqlite"})
     void abandonedCallsGoSoonerButEndedCallsStay(String store, @TempDir Path dir) throws Exception {
         JournalDatabase database =
                 store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
