@@ -126,7 +126,8 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
                 onRefused.run();
                 scheduleOnce(REFUSAL_TIMER, limits.settings().refusalWait());
             } else {
-                // One timer for the connection's life, not one per request: it only checks the idle time.
+                // One timer for the connection's life, not one per request. Checked every tick, so a
+                // connection idle when the node becomes busy is cut within a tick.
                 Duration tick = limits.settings().busyIdleTimeout();
                 scheduleWithFixedDelay(IDLE_TIMER, tick, tick);
                 idleSinceNanos = System.nanoTime();
@@ -199,7 +200,7 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
         public void onTimer(Object key) {
             if (REFUSAL_TIMER.equals(key)) {
                 completeStage();
-            } else if (!busy // checked every tick: a connection idle when the node becomes busy is cut within one
+            } else if (!busy
                     && System.nanoTime() - idleSinceNanos
                             >= limits.idleTimeout().toNanos()) {
                 completeStage();
