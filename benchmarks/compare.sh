@@ -177,8 +177,10 @@ FAILED=0
 for round in $(seq 1 "$ROUNDS"); do
   order="sdk parley"
   (( round % 2 == 0 )) && order="parley sdk"
-  for kind in one mrtr one25 mrtr25; do
+  # Parley's tasks too, in every round beside its MRTR flows: one run is too noisy to set against their median.
+  for kind in one mrtr one25 mrtr25 task; do
     for server in $order; do
+      [[ $kind == task && $server == sdk ]] && continue
       json=$OUT/$server-$kind-r$round.json
       target=$server
       [[ $server == sdk ]] && target=$(sdk_for "$kind")
@@ -189,21 +191,12 @@ for round in $(seq 1 "$ROUNDS"); do
         continue
       fi
       jq -r --arg s "$server" --arg k "$kind" --arg r "$round" '.levels[0] |
-        "  r\($r) \({one: "one-round     ", mrtr: "MRTR          ", one25: "2025 one-round", mrtr25: "2025 elicit   "}[$k]) \($s | if . == "sdk" then "Java SDK" else "Parley  " end)"
+        "  r\($r) \({one: "one-round     ", mrtr: "MRTR          ", one25: "2025 one-round", mrtr25: "2025 elicit   ", task: "task          "}[$k]) \($s | if . == "sdk" then "Java SDK" else "Parley  " end)"
         + "  \(if $k | startswith("one") then "\(.requestsPerSecond) req/s" else "\(.flowsPerSecond) flows/s" end)"
         + "  p99 \(.kinds.flow.p99Ms) ms  server \(.serverCpuCores) cores"
         + "  errors \(.errors + .warmupErrors)  (load generator \(.clientCpuCores) cores, machine busy \(.machineCpuBusy * 100 | round)%)"' "$json"
     done
   done
-  # Parley's tasks, in every round beside its MRTR flows: one run is too noisy a figure to set against their median.
-  json=$OUT/parley-task-r$round.json
-  if ! load parley task "$WARMUP" "$DURATION" "$json" || [[ ! -f $json ]]; then
-    echo "  r$round task parley: the load generator failed (see $OUT/load.log)"
-    FAILED=$((FAILED + 1))
-    rm -f "$json"
-    continue
-  fi
-  jq -r --arg r "$round" '.levels[0] | "  r\($r) task           Parley    \(.flowsPerSecond) tasks/s  p99 \(.kinds.flow.p99Ms) ms  server \(.serverCpuCores) cores  errors \(.errors + .warmupErrors)"' "$json"
 done
 
 # Beside the rounds: MRTR at concurrency 256, then an open loop at the Java SDK's median MRTR rate

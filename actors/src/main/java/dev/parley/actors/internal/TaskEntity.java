@@ -532,7 +532,7 @@ public final class TaskEntity
         if (!state.ownedBy(command.principal())) {
             return notFound(state, command);
         }
-        return Effect().none().thenRun(this::passivateIfIdle).thenReply(command.replyTo(), this::view);
+        return Effect().none().thenRun(updated -> passivateUnlessRunning()).thenReply(command.replyTo(), this::view);
     }
 
     /**
@@ -666,13 +666,13 @@ public final class TaskEntity
     private ReplyEffect<TaskEvent, State> onIdleCheck(State state, IdleCheck command) {
         Duration timeout = state instanceof Ended ? settings.endedIdleTimeout() : settings.idleTimeout();
         if (System.nanoTime() - lastActivity > timeout.toNanos()) {
-            passivateIfIdle(state);
+            passivateUnlessRunning();
         }
         return Effect().noReply();
     }
 
     /** A run still in flight (a cancelled one stopping) keeps the task in memory until it ends. */
-    private void passivateIfIdle(State state) {
+    private void passivateUnlessRunning() {
         if (!runner.isRunning()) {
             runner.passivate(shard);
         }

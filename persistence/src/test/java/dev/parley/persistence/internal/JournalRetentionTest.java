@@ -25,9 +25,7 @@ class JournalRetentionTest {
     @ParameterizedTest(name = "on {0}")
     @ValueSource(strings = {"h2", "sqlite"})
     void callsIdleLongerThanTheRetentionAreDeletedAndOthersKept(String store, @TempDir Path dir) throws Exception {
-        JournalDatabase database =
-                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
-        JournalSchema.create(database);
+        JournalDatabase database = journal(store, dir);
         long old = NOW.minus(Duration.ofDays(8)).toEpochMilli();
         long recent = NOW.minus(Duration.ofHours(1)).toEpochMilli();
         insert(database, "ToolCall|ended-long-ago", 1, old);
@@ -47,9 +45,7 @@ class JournalRetentionTest {
     @ParameterizedTest(name = "on {0}")
     @ValueSource(strings = {"h2", "sqlite"})
     void manyExpiredCallsAreDeletedAFewAtATimeAndAllGo(String store, @TempDir Path dir) throws Exception {
-        JournalDatabase database =
-                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
-        JournalSchema.create(database);
+        JournalDatabase database = journal(store, dir);
         long old = NOW.minus(Duration.ofDays(8)).toEpochMilli();
         int expired = 450; // more than two deletes take
         // held open: the embedded H2 database otherwise closes and opens again for every insert
@@ -76,9 +72,7 @@ class JournalRetentionTest {
     @ParameterizedTest(name = "on {0}")
     @ValueSource(strings = {"h2", "sqlite"})
     void abandonedCallsGoSoonerButEndedCallsStay(String store, @TempDir Path dir) throws Exception {
-        JournalDatabase database =
-                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
-        JournalSchema.create(database);
+        JournalDatabase database = journal(store, dir);
         long old = NOW.minus(Duration.ofHours(2)).toEpochMilli();
         long recent = NOW.minus(Duration.ofMinutes(5)).toEpochMilli();
         insert(database, "ToolCall|abandoned", 1, old, "parley.call.started.v1");
@@ -106,10 +100,8 @@ class JournalRetentionTest {
     @ParameterizedTest(name = "on {0}")
     @ValueSource(strings = {"h2", "sqlite"})
     void compactionGivesTheSpaceOfDeletedRowsBack(String store, @TempDir Path dir) throws Exception {
-        JournalDatabase database =
-                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
+        JournalDatabase database = journal(store, dir);
         Path file = dir.resolve(store.equals("h2") ? "journal.mv.db" : "journal.sqlite");
-        JournalSchema.create(database);
         // Held open, as a node's connection pool holds it: H2 would otherwise compact as it closes.
         try (Connection open = DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())) {
             // A node with some history: what the journal keeps is what the file should come back to.
@@ -147,6 +139,14 @@ class JournalRetentionTest {
         if (store.equals("sqlite")) {
             connection.createStatement().execute("PRAGMA wal_checkpoint(TRUNCATE)");
         }
+    }
+
+    /** An empty journal of {@code store} (h2 or sqlite) in {@code dir}. */
+    private static JournalDatabase journal(String store, Path dir) throws Exception {
+        JournalDatabase database =
+                store.equals("h2") ? new JournalDatabase.H2File(dir) : new JournalDatabase.SqliteFile(dir);
+        JournalSchema.create(database);
+        return database;
     }
 
     private static void insert(JournalDatabase database, String persistenceId, long sequenceNr, long writtenAt)
