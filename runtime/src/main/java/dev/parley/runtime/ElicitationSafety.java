@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -71,11 +72,37 @@ public final class ElicitationSafety {
 
     private ElicitationSafety() {}
 
+    /**
+     * Texts checked recently, with what each names. A handler runs again on every round and builds
+     * the same form each time; splitting its field names, titles and descriptions into words again
+     * was a fifth of the allocations of a 2025-11-25 elicitation flow. Bounded: emptied when full,
+     * and only short texts are kept.
+     */
+    private static final Map<String, Optional<String>> CHECKED = new ConcurrentHashMap<>();
+
+    private static final int CHECKED_MAX = 1024;
+    private static final int CHECKED_MAX_LENGTH = 256;
+
     /** The sensitive term {@code text} names (as listed in {@link #SENSITIVE_TERMS}), if any. */
     public static Optional<String> sensitiveTerm(String text) {
         if (text == null || text.isBlank()) {
             return Optional.empty();
         }
+        Optional<String> checked = CHECKED.get(text);
+        if (checked != null) {
+            return checked;
+        }
+        Optional<String> term = findSensitiveTerm(text);
+        if (text.length() <= CHECKED_MAX_LENGTH) {
+            if (CHECKED.size() >= CHECKED_MAX) {
+                CHECKED.clear();
+            }
+            CHECKED.put(text, term);
+        }
+        return term;
+    }
+
+    private static Optional<String> findSensitiveTerm(String text) {
         List<String> words = words(text);
         for (int t = 0; t < TERM_WORDS.size(); t++) {
             if (names(words, TERM_WORDS.get(t), INSIDE_WORDS.contains(SENSITIVE_TERMS.get(t)))) {

@@ -159,6 +159,19 @@ class ElicitationSafetyTest {
     }
 
     @Test
+    void answersStayTheSameWhenCheckedAgainPastTheRememberedBound() {
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 1500; i++) {
+                assertEquals(Optional.of("password"), ElicitationSafety.sensitiveTerm("password" + i));
+                assertEquals(Optional.empty(), ElicitationSafety.sensitiveTerm("field" + i));
+            }
+        }
+        String longText = "a long description that is not remembered ".repeat(10) + "with an API key";
+        assertEquals(Optional.of("API key"), ElicitationSafety.sensitiveTerm(longText));
+        assertEquals(Optional.of("API key"), ElicitationSafety.sensitiveTerm(longText));
+    }
+
+    @Test
     void foldingSplitsCamelCaseAcronymsSeparatorsAndDigits() {
         assertEquals(List.of("api", "key", "id"), ElicitationSafety.words("APIKeyId"));
         assertEquals(List.of("card", "number", "2"), ElicitationSafety.words("card-Number2"));

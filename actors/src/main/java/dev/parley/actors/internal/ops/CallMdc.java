@@ -126,13 +126,24 @@ public final class CallMdc {
         };
     }
 
-    /** {@code work} wrapped to run with the calling thread's current MDC and OpenTelemetry context. */
+    /**
+     * {@code work} wrapped to run with the calling thread's call fields (the {@link #open} ones; not
+     * Pekko's fields of the actor that submits it) and OpenTelemetry context, and without them after.
+     * Only those six are copied: copying the submitter's whole MDC twice per run was about 4 % of the
+     * allocations of an elicitation flow.
+     */
     public static Runnable carrying(Runnable work) {
-        Map<String, String> captured = MDC.getCopyOfContextMap();
-        Map<String, String> fields = captured == null ? Map.of() : captured;
+        String[] fields = new String[KEYS.length];
+        for (int i = 0; i < KEYS.length; i++) {
+            fields[i] = MDC.get(KEYS[i]);
+        }
         Context trace = Context.current();
         return () -> {
-            MDC.setContextMap(fields);
+            for (int i = 0; i < KEYS.length; i++) {
+                if (fields[i] != null) {
+                    MDC.put(KEYS[i], fields[i]); // the pool's threads start each run without fields
+                }
+            }
             try (io.opentelemetry.context.Scope scope = trace.makeCurrent()) {
                 work.run();
             } finally {
