@@ -5,6 +5,7 @@ import dev.parley.http.internal.HttpStatusTable.Refusal;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.impl.engine.server.HttpAttributes;
@@ -166,6 +167,12 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
                 return;
             }
             // The connection waits for its next request only once the whole response is sent.
+            Optional<StreamEnd> end = response.getAttribute(StreamEnd.ATTRIBUTE);
+            if (end.isPresent()) {
+                end.get().onEnd(() -> responseSent.invoke(NotUsed.getInstance()));
+                emit(out, response);
+                return;
+            }
             Source<ByteString, Object> watched = entity.getDataBytes().watchTermination((mat, done) -> {
                 PekkoStages.direct(done).whenComplete((ok, failure) -> responseSent.invoke(NotUsed.getInstance()));
                 return mat;

@@ -75,9 +75,15 @@ public final class HttpReplies {
     /** Any JSON-RPC messages as an SSE response, one event each, with keep-alive comments between. */
     HttpResponse eventStream(Source<?, NotUsed> messages) {
         RequestObserver.SentMessages sent = new RequestObserver.SentMessages();
-        Source<ByteString, NotUsed> frames =
-                messages.map(message -> sentFrame(sent, message)).keepAlive(keepAlive, () -> KEEP_ALIVE);
-        return eventStream(sent, frames);
+        StreamEnd end = new StreamEnd();
+        Source<ByteString, NotUsed> frames = messages.map(message -> sentFrame(sent, message))
+                .keepAlive(keepAlive, () -> KEEP_ALIVE)
+                .watchTermination((notUsed, terminated) -> {
+                    // direct: a plain continuation on Pekko's stage would start a thread per stream
+                    PekkoStages.direct(terminated).whenComplete((ok, failure) -> end.ended());
+                    return NotUsed.getInstance();
+                });
+        return eventStream(sent, end, frames);
     }
 
     /**
@@ -87,13 +93,15 @@ public final class HttpReplies {
      */
     HttpResponse eventFeed(int capacity, Consumer<SseFeed.Queue> attach, Runnable ended) {
         RequestObserver.SentMessages sent = new RequestObserver.SentMessages();
+        StreamEnd end = new StreamEnd();
+        end.onEnd(ended);
         Source<ByteString, NotUsed> frames = Source.fromGraph(
-                        new SseFeed(capacity, keepAlive, KEEP_ALIVE, message -> sentFrame(sent, message), ended))
+                        new SseFeed(capacity, keepAlive, KEEP_ALIVE, message -> sentFrame(sent, message), end::ended))
                 .mapMaterializedValue(queue -> {
                     attach.accept(queue);
                     return NotUsed.getInstance();
                 });
-        return eventStream(sent, frames);
+        return eventStream(sent, end, frames);
     }
 
     private static ByteString sentFrame(RequestObserver.SentMessages sent, Object message) {
@@ -101,9 +109,11 @@ public final class HttpReplies {
         return sseFrame(message);
     }
 
-    private static HttpResponse eventStream(RequestObserver.SentMessages sent, Source<ByteString, NotUsed> frames) {
+    private static HttpResponse eventStream(
+            RequestObserver.SentMessages sent, StreamEnd end, Source<ByteString, NotUsed> frames) {
         return HttpResponse.create()
                 .addAttribute(RequestObserver.SENT_MESSAGES, sent)
+                .addAttribute(StreamEnd.ATTRIBUTE, end)
                 .addHeader(RawHeader.create("X-Accel-Buffering", "no"))
                 .addHeader(RawHeader.create("Cache-Control", "no-cache"))
                 .withEntity(HttpEntities.createChunked(MediaTypes.TEXT_EVENT_STREAM.toContentType(), frames));

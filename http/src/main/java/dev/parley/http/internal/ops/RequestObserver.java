@@ -7,6 +7,7 @@ import dev.parley.actors.internal.ops.ParleyMetrics;
 import dev.parley.actors.internal.ops.ParleyTracing;
 import dev.parley.actors.internal.pipeline.McpReply;
 import dev.parley.actors.internal.pipeline.McpRequest;
+import dev.parley.http.internal.StreamEnd;
 import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.internal.wire.JsonRpc;
@@ -257,6 +258,11 @@ public final class RequestObserver {
                     return response;
                 }
                 stream.get().listen(this::sent);
+                Optional<StreamEnd> streamEnd = response.getAttribute(StreamEnd.ATTRIBUTE);
+                if (streamEnd.isPresent()) {
+                    streamEnd.get().onEnd(() -> end(CLOSED, ""));
+                    return response;
+                }
                 HttpEntity entity = response.entity();
                 return response.withEntity(HttpEntities.createChunked(
                         entity.getContentType(), entity.getDataBytes().watchTermination((notUsed, done) -> {
