@@ -16,7 +16,7 @@ class CallMdcScopeTest {
 
     @Test
     void onAnEmptyMdcSetsTheFieldsThenLeavesItEmpty() {
-        try (CallMdc.Scope scope = CallMdc.open("tools/call", "greet", null, 1, null, "alice")) {
+        try (CallMdc.Scope scope = CallMdc.openOnRequestThread("tools/call", "greet", null, 1, null, "alice")) {
             assertEquals(
                     Map.of(
                             CallMdc.METHOD, "tools/call",
@@ -35,7 +35,7 @@ class CallMdcScopeTest {
         MDC.put(CallMdc.CALL_ID, "outer");
         MDC.put(CallMdc.ROUND, "3");
 
-        try (CallMdc.Scope scope = CallMdc.open("tools/call", "greet", "inner", null, "t1", null)) {
+        try (CallMdc.Scope scope = CallMdc.openOnRequestThread("tools/call", "greet", "inner", null, "t1", null)) {
             assertEquals(
                     Map.of(
                             "pekkoSource",

@@ -225,7 +225,8 @@ public final class RequestObserver {
         /** Runs the request's dispatch with its span current and its MDC fields set. */
         public <T> T run(Supplier<T> dispatch) {
             try (Scope traced = span.makeCurrent();
-                    CallMdc.Scope mdc = CallMdc.open(rawMethod, name, null, firstRound ? 1 : null, null, principal)) {
+                    CallMdc.Scope mdc = CallMdc.openOnRequestThread(
+                            rawMethod, name, null, firstRound ? 1 : null, null, principal)) {
                 return dispatch.get();
             } catch (RuntimeException e) {
                 span.recordException(e);
