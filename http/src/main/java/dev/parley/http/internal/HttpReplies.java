@@ -59,23 +59,26 @@ public final class HttpReplies {
      * the stream ends before the final reply, {@code cancellation} fires.
      */
     HttpResponse eventStream(McpReply.Stream stream, Cancellation cancellation) {
-        return eventStream(stream.notifications()
-                .<Object>map(notification -> notification)
-                .concat(Source.completionStage(stream.end()).map(McpReply.Final::response))
-                .watchTermination((notUsed, terminated) -> {
-                    PekkoStages.direct(terminated).whenComplete((ok, failure) -> {
-                        if (!stream.end().toCompletableFuture().isDone()) {
-                            cancellation.cancel();
-                        }
-                    });
-                    return NotUsed.getInstance();
-                }));
+        StreamEnd end = new StreamEnd();
+        end.onEnd(() -> {
+            if (!stream.end().toCompletableFuture().isDone()) {
+                cancellation.cancel();
+            }
+        });
+        return eventStream(
+                stream.notifications()
+                        .<Object>map(notification -> notification)
+                        .concat(Source.completionStage(stream.end()).map(McpReply.Final::response)),
+                end);
     }
 
     /** Any JSON-RPC messages as an SSE response, one event each, with keep-alive comments between. */
     HttpResponse eventStream(Source<?, NotUsed> messages) {
+        return eventStream(messages, new StreamEnd());
+    }
+
+    private HttpResponse eventStream(Source<?, NotUsed> messages, StreamEnd end) {
         RequestObserver.SentMessages sent = new RequestObserver.SentMessages();
-        StreamEnd end = new StreamEnd();
         Source<ByteString, NotUsed> frames = messages.map(message -> sentFrame(sent, message))
                 .keepAlive(keepAlive, () -> KEEP_ALIVE)
                 .watchTermination((notUsed, terminated) -> {

@@ -105,8 +105,7 @@ public final class JournalRetention {
                         + id + ") AND e." + database.identifier("event_ser_manifest") + " IN ("
                         + String.join(
                                 ", ", endedManifests.stream().map(m -> "?").toList()) + "))";
-        String expired = "SELECT " + id + " FROM " + table + " WHERE " + id + " LIKE ? GROUP BY " + id + " HAVING MAX("
-                + database.identifier("write_timestamp") + ") < ?" + notEnded;
+        String expired = "SELECT " + id + " FROM " + table + " WHERE " + id + " LIKE ?" + idleSince() + notEnded;
         List<String> ids = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement(expired)) {
             bind(select, cutoff);
@@ -127,8 +126,8 @@ public final class JournalRetention {
         String id = database.identifier("persistence_id");
         String table = database.identifier("event_journal");
         String marks = String.join(", ", ids.stream().map(each -> "?").toList());
-        String stillIdle = id + " IN (SELECT " + id + " FROM " + table + " WHERE " + id + " IN (" + marks
-                + ") GROUP BY " + id + " HAVING MAX(" + database.identifier("write_timestamp") + ") < ?)";
+        String stillIdle = id + " IN (SELECT " + id + " FROM " + table + " WHERE " + id + " IN (" + marks + ")"
+                + idleSince() + ")";
         try (PreparedStatement snapshots = connection.prepareStatement(
                         "DELETE FROM " + database.identifier("snapshot") + " WHERE " + stillIdle);
                 PreparedStatement events =
@@ -138,6 +137,12 @@ public final class JournalRetention {
             bindIds(events, ids, cutoff);
             return events.executeUpdate();
         }
+    }
+
+    /** Groups the rows by entity and keeps those whose last write is before the cutoff (bound next). */
+    private String idleSince() {
+        return " GROUP BY " + database.identifier("persistence_id") + " HAVING MAX("
+                + database.identifier("write_timestamp") + ") < ?";
     }
 
     private static void bindIds(PreparedStatement statement, List<String> ids, long cutoff) throws SQLException {

@@ -38,7 +38,7 @@ public final class RequestChecks {
      * an escape (a backslash) or a surrogate's own three bytes (which start with {@code 0xED}). Most
      * bodies have neither, and one pass over their bytes spares a pass over every string's chars.
      */
-    public static boolean mayHoldLoneSurrogate(byte[] json) {
+    static boolean mayHoldLoneSurrogate(byte[] json) {
         for (byte b : json) {
             if (b == '\\' || b == (byte) 0xED) {
                 return true;
