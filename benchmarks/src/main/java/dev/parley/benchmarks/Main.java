@@ -33,7 +33,7 @@ public final class Main {
                 System.out.println("""
             usage:
               java -jar parley-load.jar --url URL (--duration D | --requests N) [options]   load generator (--help)
-              java -jar parley-load.jar baseline [--port 18090] [--journal DIR]               bare pekko-http route
+              java -jar parley-load.jar baseline [--port 18090] [--journal DIR [--entities]]  bare pekko-http route
               java -jar parley-load.jar targets BASE.json CALL.json MRTR.json [JMH.json]      docs/performance.md target table
               java -jar parley-load.jar failover --nodes URL,URL,URL --kill-node N --kill-pid PID [--calls 200]   failover drill
               java -jar parley-load.jar startup-probe cluster|local [SETTLE_SECONDS]          an actor system's start with and without the cluster

@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.parley.actors.NodeConfig;
 import dev.parley.actors.internal.PekkoStages;
+import dev.parley.persistence.JournalDatabase;
+import dev.parley.persistence.JournalSchema;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.McpException;
 import dev.parley.runtime.internal.wire.JsonRpc;
@@ -63,11 +66,13 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
     private final ObjectNode simpleTextResult;
     private final Map<String, Mrtr.InputRequest> nameQuestion;
     private final BaselineJournal journal;
+    private final BaselineEntities entities;
     private ServerBinding binding;
 
-    private BaselineServer(ActorSystem<Void> system, BaselineJournal journal) {
+    private BaselineServer(ActorSystem<Void> system, BaselineJournal journal, boolean entities) {
         this.system = system;
         this.journal = journal;
+        this.entities = entities ? new BaselineEntities(system) : null;
         this.materializer = Materializer.matFromSystem(system);
         this.callResult = Json.object().put("resultType", "complete");
         this.callResult
@@ -96,28 +101,40 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
 
     /** Starts on {@code host:port} (port 0 picks one), in memory; blocks until bound. */
     public static BaselineServer start(String host, int port) {
-        return start(host, port, BaselineJournal.Store.H2, null);
+        return start(host, port, BaselineJournal.Store.H2, null, false);
     }
 
     /**
      * Starts on {@code host:port} (port 0 picks one); with {@code journalDirectory}, MRTR rounds
-     * are committed to a journal on {@code store} there before they are answered. Blocks until bound.
+     * are committed to a journal on {@code store} there before they are answered; with {@code entities},
+     * through an event-sourced actor per call on Parley's default journal (SQLite) there instead.
+     * Blocks until bound.
      */
-    public static BaselineServer start(String host, int port, BaselineJournal.Store store, Path journalDirectory) {
-        Config config = ConfigFactory.parseString("""
+    public static BaselineServer start(
+            String host, int port, BaselineJournal.Store store, Path journalDirectory, boolean entities) {
+        Config settings = ConfigFactory.parseString("""
         pekko.loglevel = "WARNING"
         pekko.actor.provider = local
         pekko.http.server.request-timeout = 90 seconds
         pekko.http.server.idle-timeout = 120 seconds
-        """).withFallback(ConfigFactory.load());
-        BaselineJournal journal;
-        try {
-            journal = journalDirectory == null ? null : new BaselineJournal(store, journalDirectory);
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not open the baseline journal: " + e.getMessage(), e);
+        """);
+        BaselineJournal journal = null;
+        Config config;
+        if (entities) {
+            // Parley's node configuration (dispatchers, journal plugin, metered journal) on its default store.
+            JournalDatabase database = new JournalDatabase.SqliteFile(journalDirectory);
+            JournalSchema.create(database);
+            config = NodeConfig.load(settings, database);
+        } else {
+            config = settings.withFallback(ConfigFactory.load());
+            try {
+                journal = journalDirectory == null ? null : new BaselineJournal(store, journalDirectory);
+            } catch (SQLException e) {
+                throw new IllegalStateException("could not open the baseline journal: " + e.getMessage(), e);
+            }
         }
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "parley-baseline", config);
-        BaselineServer server = new BaselineServer(system, journal);
+        BaselineServer server = new BaselineServer(system, journal, entities);
         try {
             server.binding = Http.get(system)
                     .newServerAt(host, port)
@@ -180,6 +197,9 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
                 .path("user_name")
                 .path("content")
                 .path("name");
+        if (entities != null) {
+            return entityRound(message, name);
+        }
         if (name.isMissingNode()) {
             String callId = UUID.randomUUID().toString();
             return written(callId, 1, List.of(message.params()))
@@ -190,6 +210,21 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
         ObjectNode result = textResult("Hello, " + name.asText() + "!");
         return written(callId, 2, List.of(message.params().path("inputResponses"), result))
                 .thenApply(written -> json(200, Response.result(message.id(), result)));
+    }
+
+    private CompletionStage<HttpResponse> entityRound(JsonRpc.Message message, JsonNode name) {
+        if (name.isMissingNode()) {
+            String callId = UUID.randomUUID().toString();
+            return entities.start(callId, message.params().toString())
+                    .thenApply(started -> json(
+                            200, Response.result(message.id(), new Mrtr.InputRequiredResult(nameQuestion, callId))));
+        }
+        ObjectNode result = textResult("Hello, " + name.asText() + "!");
+        return entities.finish(
+                        message.params().path("requestState").asText(),
+                        message.params().path("inputResponses").toString(),
+                        result.toString())
+                .thenApply(finished -> json(200, Response.result(message.id(), result)));
     }
 
     private CompletionStage<Void> written(String callId, long firstSequenceNr, List<JsonNode> events) {
@@ -236,7 +271,7 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
     }
 
     /**
-     * {@code baseline [--host H] [--port P] [--journal DIR [--store h2|sqlite]]}: serves until the
+     * {@code baseline [--host H] [--port P] [--journal DIR [--store h2|sqlite | --entities]]}: serves until the
      * process is stopped.
      */
     public static void main(String[] args) throws InterruptedException {
@@ -245,24 +280,34 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
         int port = 18090;
         Path journalDirectory = null;
         BaselineJournal.Store store = BaselineJournal.Store.H2;
+        boolean entities = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--host" -> host = args[++i];
                 case "--journal", "--data" -> journalDirectory = Path.of(args[++i]);
+                case "--entities" -> entities = true;
                 case "--store" -> store = BaselineJournal.Store.valueOf(args[++i].toUpperCase(java.util.Locale.ROOT));
                 default -> {
                     System.err.println("usage: java -jar parley-load.jar baseline [--host 127.0.0.1] [--port 18090]"
-                            + " [--journal DIR [--store h2|sqlite]]");
+                            + " [--journal DIR [--store h2|sqlite | --entities]]");
                     System.exit(2);
                 }
             }
         }
+        if (entities && journalDirectory == null) {
+            System.err.println("--entities needs --journal DIR");
+            System.exit(2);
+        }
         long started = System.nanoTime();
-        BaselineServer server = start(host, port, store, journalDirectory);
+        BaselineServer server = start(host, port, store, journalDirectory, entities);
         System.out.printf(
                 "Parley baseline (bare pekko-http route, fixed results, MRTR %s) ready in %d ms: http://%s:%d/mcp%n",
-                journalDirectory == null ? "in memory" : "on a " + store + " journal in " + journalDirectory,
+                journalDirectory == null
+                        ? "in memory"
+                        : entities
+                                ? "through an event-sourced actor per call on Parley's journal in " + journalDirectory
+                                : "on a " + store + " journal in " + journalDirectory,
                 (System.nanoTime() - started) / 1_000_000,
                 host,
                 server.port());

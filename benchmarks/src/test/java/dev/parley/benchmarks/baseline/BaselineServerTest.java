@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,29 +27,43 @@ class BaselineServerTest {
     @EnumSource(BaselineJournal.Store.class)
     @Timeout(60)
     void mrtrFlowOnTheJournalWritesOneRowThenTwo(BaselineJournal.Store store, @TempDir Path data) throws Exception {
-        String url;
-        try (BaselineServer server = BaselineServer.start("127.0.0.1", 0, store, data)) {
-            url = "http://127.0.0.1:" + server.port() + "/mcp";
-            JsonNode first = call(url, """
+        try (BaselineServer server = BaselineServer.start("127.0.0.1", 0, store, data, false)) {
+            String state = mrtrFlow("http://127.0.0.1:" + server.port() + "/mcp");
+            assertEquals(3, rows(store, data, "ToolCall|" + state));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void mrtrFlowThroughAnEntityPerCallWritesThreeEvents(@TempDir Path data) throws Exception {
+        try (BaselineServer server = BaselineServer.start("127.0.0.1", 0, BaselineJournal.Store.SQLITE, data, true)) {
+            String state = mrtrFlow("http://127.0.0.1:" + server.port() + "/mcp");
+            // The retry is answered after its two events; the first round's event was written before them.
+            assertEquals(3, rows(BaselineJournal.Store.SQLITE, data, "BareCall|" + state));
+        }
+    }
+
+    /** Runs the MRTR flow and a one-round call; returns the flow's {@code requestState} (its call id). */
+    private String mrtrFlow(String url) throws Exception {
+        JsonNode first = call(url, """
             {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_input_required_result_elicitation","arguments":{}}}""");
-            assertEquals("input_required", first.path("resultType").asText());
-            assertEquals(
-                    "elicitation/create",
-                    first.path("inputRequests").path("user_name").path("method").asText());
-            String state = first.path("requestState").asText();
-            JsonNode second = call(url, """
+        assertEquals("input_required", first.path("resultType").asText());
+        assertEquals(
+                "elicitation/create",
+                first.path("inputRequests").path("user_name").path("method").asText());
+        String state = first.path("requestState").asText();
+        JsonNode second = call(url, """
             {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_input_required_result_elicitation",
              "arguments":{},"inputResponses":{"user_name":{"action":"accept","content":{"name":"Alice"}}},
              "requestState":"%s"}}""".formatted(state));
-            assertEquals("complete", second.path("resultType").asText());
-            assertEquals(
-                    "Hello, Alice!", second.path("content").path(0).path("text").asText());
-            assertEquals(
-                    "This is a simple text response for testing.",
-                    call(url, """
+        assertEquals("complete", second.path("resultType").asText());
+        assertEquals(
+                "Hello, Alice!", second.path("content").path(0).path("text").asText());
+        assertEquals(
+                "This is a simple text response for testing.",
+                call(url, """
                     {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}""").path("content").path(0).path("text").asText());
-            assertEquals(3, rows(store, data, "ToolCall|" + state));
-        }
+        return state;
     }
 
     private JsonNode call(String url, String body) throws Exception {
