@@ -140,7 +140,7 @@ rm -rf "$OUT"/*.json "$OUT/extra" "$OUT/load.log"
   -jar "$RUN/jars/parley.jar" cds-training >"$OUT/cds-training.log" 2>&1
 # One start without the archive first, alone, for the start-up row without it.
 start parley_plain -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data-plain"
-sleep 5
+sleep 10
 IDLE_RSS_parley_plain=$(rss "$PID_parley_plain")
 kill "$PID_parley_plain"
 wait "$PID_parley_plain" 2>/dev/null || true
@@ -150,8 +150,8 @@ start parley -XX:SharedArchiveFile="$RUN/jars/parley.jsa" -Dparley.http.connecti
   -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
 start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
   dev.parley.peer.JavaSdkPeer --port 0
-# Idle: both started one after the other and left alone for 5 s before any request.
-sleep 5
+# Idle: both started one after the other and left alone for 10 s before any request.
+sleep 10
 IDLE_RSS_parley=$(rss "$PID_parley")
 IDLE_RSS_sdk=$(rss "$PID_sdk")
 start sdk25 -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
@@ -266,7 +266,7 @@ extra_row "  server CPU ms each" "$(parley_median mrtr .serverCpuMsPerKind.flow)
 awk -v ps="$STARTUP_parley" -v ss="$STARTUP_sdk" -v pr="$IDLE_RSS_parley" -v sr="$IDLE_RSS_sdk" \
   -v pps="$STARTUP_parley_plain" -v ppr="$IDLE_RSS_parley_plain" 'BEGIN {
   printf "  %-40s %12s %12s %11.2fx\n", "start-up to ready ms (one start each)", ss, ps, ps / ss
-  printf "  %-40s %12s %12s %11.2fx\n", "idle RSS MB (5 s after ready)", sr, pr, pr / sr
+  printf "  %-40s %12s %12s %11.2fx\n", "idle RSS MB (10 s after ready)", sr, pr, pr / sr
   printf "  %-40s %12s %12s %11.2fx\n", "  Parley without its CDS archive: start-up", ss, pps, pps / ss
   printf "  %-40s %12s %12s %11.2fx\n", "  Parley without its CDS archive: idle RSS", sr, ppr, ppr / sr }'
 # Exit status: 0 only when every measured run finished without an error.

@@ -2,6 +2,7 @@ package dev.parley.examples;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -12,11 +13,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A demo process collects its start's garbage once after it is ready ({@code
- * parley.lifecycle.collect-start-garbage}), and not when that is off. The JVM's own GC log says
- * which collections ran and why.
+ * parley.lifecycle.collect-start-garbage}), then gives its free native memory back at an interval
+ * ({@code trim-native-heap-every}), and does neither when that is off. The JVM's own logs say which
+ * collections and trims ran and why.
  */
 class StartGarbageIT {
     private static final String START_COLLECTION = "Pause Full (System.gc())";
+    private static final String NATIVE_TRIM = "Manual Trim";
     private static final List<String> GC_LOG = List.of("-Xlog:gc:stdout");
 
     @TempDir
@@ -45,15 +48,48 @@ class StartGarbageIT {
 
     @Test
     @Timeout(240)
-    void withItOffTheDemoCollectsNothingExplicitly() throws InterruptedException {
-        DemoProcess demo =
-                DemoProcess.start(data, List.of("-Xlog:gc:stdout", "-Dparley.lifecycle.collect-start-garbage=off"));
+    void aReadyDemoTrimsItsNativeHeapAfterTheCollectionAndAgainAtTheInterval() throws InterruptedException {
+        // The JVM's trim command (and its log tag) exists from 17.0.9 on glibc, as on the build machines.
+        assumeTrue(Runtime.version().compareTo(Runtime.Version.parse("17.0.9")) >= 0, "a JVM before 17.0.9");
+        DemoProcess demo = DemoProcess.start(
+                data, List.of("-Xlog:trimnative:stdout", "-Dparley.lifecycle.trim-native-heap-every=1s"));
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (count(demo.output(), NATIVE_TRIM) < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            String output = demo.output();
+            assertTrue(count(output, NATIVE_TRIM) >= 3, () -> "fewer than three native trims in:\n" + output);
+        } finally {
+            demo.kill();
+        }
+    }
+
+    @Test
+    @Timeout(240)
+    void withItOffTheDemoCollectsAndTrimsNothingExplicitly() throws InterruptedException {
+        DemoProcess demo = DemoProcess.start(
+                data,
+                List.of(
+                        "-Xlog:gc:stdout",
+                        "-Xlog:trimnative:stdout",
+                        "-Dparley.lifecycle.collect-start-garbage=off",
+                        "-Dparley.lifecycle.trim-native-heap-every=1s"));
         try {
             Thread.sleep(6000); // three times the delay of the start collection
             String output = demo.output();
             assertFalse(output.contains(START_COLLECTION), () -> "a start collection in:\n" + output);
+            assertFalse(output.contains(NATIVE_TRIM), () -> "a native trim in:\n" + output);
         } finally {
             demo.kill();
         }
+    }
+
+    private static int count(String text, String part) {
+        int count = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+            count++;
+        }
+        return count;
     }
 }
