@@ -32,6 +32,7 @@ import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import javax.net.ssl.SSLContext;
@@ -39,7 +40,10 @@ import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.Uri;
+import org.apache.pekko.http.javadsl.server.Directives;
 import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.apache.pekko.stream.Materializer;
@@ -258,7 +262,8 @@ public final class McpHttpServer implements AutoCloseable {
                         : RequestAuthorization.open(principals);
                 McpRoutes mcp = new McpRoutes(
                         node.pipeline(), settings, authorization, Materializer.matFromSystem(node.system()));
-                Route route = mcp.route();
+                // What else the port serves; anything it does not match is answered 404.
+                Route route = Directives.reject();
                 if (auth.enabled()) {
                     route = route.orElse(new ProtectedResourceRoutes(auth).route());
                     log.info(
@@ -272,11 +277,15 @@ public final class McpHttpServer implements AutoCloseable {
                 // Each connection is counted and timed before any request is read (ConnectionGuard).
                 ConnectionLimits connections = new ConnectionLimits(settings.connections());
                 ParleyMetrics metrics = ParleyMetrics.get(node.system());
+                // The MCP endpoint's requests skip the routing DSL (McpRoutes.serves); the rest are routed.
+                org.apache.pekko.japi.function.Function<HttpRequest, CompletionStage<HttpResponse>> routed =
+                        route.handler(node.system());
                 ServerBinding binding = Http.get(node.system())
                         .newServerAt(settings.host(), port != null ? port : settings.port())
                         .bindFlow(ConnectionGuard.flow(
                                 connections,
-                                lifecycle.gate(route).handler(node.system()),
+                                lifecycle.gate(
+                                        request -> mcp.serves(request) ? mcp.respond(request) : routed.apply(request)),
                                 () -> metrics.refusedAtEdge("too_many_connections")))
                         .toCompletableFuture()
                         .get(30, TimeUnit.SECONDS);

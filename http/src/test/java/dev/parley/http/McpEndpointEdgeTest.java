@@ -188,6 +188,31 @@ class McpEndpointEdgeTest {
     // --- methods, notifications, bodies (spec §6.1, §6.3) ---------------------------------
 
     @Test
+    void onlyTheEndpointsPathIsServed() {
+        for (String path : new String[] {"/mcp/", "/mcp/x", "/other", "/", "/mcpx"}) {
+            assertEquals(404, postTo(path, discover()).status(), path);
+        }
+        // The path is compared decoded, as pekko-http's path directive compares it.
+        ObjectNode request = discover();
+        assertResult(postTo("/m%63p", request), request, "DiscoverResult");
+    }
+
+    private static Reply postTo(String path, ObjectNode request) {
+        return client.exchange(
+                java.net.http.HttpRequest.newBuilder(client.endpoint().resolve(path))
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(request.toString()))
+                        .headers(flatten(McpTestClient.standardHeaders(request)))
+                        .build());
+    }
+
+    private static String[] flatten(Map<String, String> headers) {
+        return headers.entrySet().stream()
+                .filter(header -> header.getValue() != null)
+                .flatMap(header -> java.util.stream.Stream.of(header.getKey(), header.getValue()))
+                .toArray(String[]::new);
+    }
+
+    @Test
     void getOnTheEndpointIsMethodNotAllowed() {
         Reply reply = client.method("GET");
         assertRefused(reply, 405);

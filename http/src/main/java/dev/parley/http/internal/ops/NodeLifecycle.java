@@ -8,16 +8,18 @@ import dev.parley.http.internal.HttpStatusTable.Refusal;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.model.HttpRequest;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.Connection;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
-import org.apache.pekko.http.javadsl.server.AllDirectives;
-import org.apache.pekko.http.javadsl.server.Route;
+import org.apache.pekko.japi.function.Function;
 import org.apache.pekko.management.javadsl.PekkoManagement;
 import org.apache.pekko.pattern.Patterns;
 import org.slf4j.Logger;
@@ -38,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code before-actor-system-terminate}: the management endpoint stops.</li>
  * </ol>
  */
-public final class NodeLifecycle extends AllDirectives {
+public final class NodeLifecycle {
     private static final Logger log = LoggerFactory.getLogger(NodeLifecycle.class);
     private static final Duration START_GARBAGE_DELAY = Duration.ofSeconds(2);
 
@@ -161,18 +163,20 @@ public final class NodeLifecycle extends AllDirectives {
     }
 
     /** {@code inner}, unless the node is draining: then a clean, retryable 503 with {@code Retry-After}. */
-    public Route gate(Route inner) {
-        return extractRequest(request -> {
+    public Function<HttpRequest, CompletionStage<HttpResponse>> gate(
+            Function<HttpRequest, CompletionStage<HttpResponse>> inner) {
+        return request -> {
             if (!health.draining()) {
-                return inner;
+                return inner.apply(request);
             }
             metrics.refusedAtEdge("draining");
             request.discardEntityBytes(system);
-            return complete(HttpReplies.refusal(Refusal.DRAINING, "The server is shutting down; retry the request")
+            return CompletableFuture.completedFuture(HttpReplies.refusal(
+                            Refusal.DRAINING, "The server is shutting down; retry the request")
                     .addHeader(RawHeader.create(
                             "Retry-After",
                             Long.toString(Math.max(1, settings.retryAfter().toSeconds()))))
                     .addHeader(Connection.create("close")));
-        });
+        };
     }
 }
