@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.http.impl.engine.server.HttpAttributes;
@@ -150,9 +151,15 @@ public final class ConnectionGuard extends GraphStage<FlowShape<HttpRequest, Htt
                 return;
             }
             busy = true;
+            CompletionStage<HttpResponse> answer;
+            try {
+                answer = handler.apply(request);
+            } catch (Exception e) { // answered 500 below, as a failed stage is, instead of failing the connection
+                answer = CompletableFuture.failedFuture(e);
+            }
             // direct: the handler's stage is a Scala future's, whose plain continuations start a thread each
             // (PekkoStages)
-            PekkoStages.direct(handler.apply(request))
+            PekkoStages.direct(answer)
                     .whenComplete((response, failure) -> answered.invoke(
                             failure == null
                                     ? response
