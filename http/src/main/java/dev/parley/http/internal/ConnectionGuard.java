@@ -35,7 +35,8 @@ import org.apache.pekko.util.ByteString;
 /**
  * The handler of one HTTP connection of the MCP port (pekko-http materializes it once per
  * connection): it counts the connection in {@link ConnectionLimits}, answers one request at a time
- * with {@code handler}, and closes the connection when it sends no complete request head within
+ * with {@code handler} (one that throws or fails is answered 500, and the connection serves on),
+ * and closes the connection when it sends no complete request head within
  * the idle timeout after it opened or after its last response was fully sent (idle keep-alive and
  * slowloris alike). A response that streams (SSE) holds the connection as long as it streams.
  * A connection over a limit is answered 503 with {@code Retry-After} and closed, or closed

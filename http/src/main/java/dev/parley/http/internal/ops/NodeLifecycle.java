@@ -148,7 +148,7 @@ public final class NodeLifecycle {
      * start. The JVM offers it from 17.0.9 on glibc; elsewhere the
      * command is missing or says it is not supported, and nothing happens.
      */
-    static void trimNativeHeap() {
+    private static void trimNativeHeap() {
         try {
             Object outcome = ManagementFactory.getPlatformMBeanServer()
                     .invoke(
