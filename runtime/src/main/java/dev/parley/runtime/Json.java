@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -50,6 +51,34 @@ public final class Json {
             return MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("not serializable as JSON: " + value.getClass(), e);
+        }
+    }
+
+    /**
+     * How many bytes {@code value}'s JSON takes as {@link #MAPPER} writes it in UTF-8 (as the journal
+     * stores an event), counted as it is written: no copy of it is made.
+     */
+    public static long size(Object value) {
+        ByteCount count = new ByteCount();
+        try {
+            MAPPER.writeValue(count, value);
+        } catch (IOException e) {
+            throw new IllegalStateException("not serializable as JSON: " + value.getClass(), e);
+        }
+        return count.bytes;
+    }
+
+    private static final class ByteCount extends OutputStream {
+        private long bytes;
+
+        @Override
+        public void write(int b) {
+            bytes++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            bytes += len;
         }
     }
 

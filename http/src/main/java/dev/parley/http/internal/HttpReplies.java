@@ -9,6 +9,7 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -22,6 +23,7 @@ import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
+import org.apache.pekko.util.ByteStringBuilder;
 
 /**
  * Renders pipeline replies as HTTP: a final reply as one JSON body with the status from
@@ -128,24 +130,38 @@ public final class HttpReplies {
      */
     record SseEvent(String id, Long retryMs, Object message) {}
 
+    /** The frame's bytes, the JSON written straight into them (no string of it is made). */
     private static ByteString sseFrame(Object message) {
+        ByteStringBuilder frame = ByteString.createBuilder();
+        Object data = message;
         if (message instanceof SseEvent event) {
-            StringBuilder frame = new StringBuilder(256);
-            if (event.message() != null) {
-                frame.append("event: message\n");
+            data = event.message();
+            if (data != null) {
+                utf8(frame, "event: message\n");
             }
             if (event.id() != null) {
-                frame.append("id: ").append(event.id()).append('\n');
+                utf8(frame, "id: " + event.id() + "\n");
             }
             if (event.retryMs() != null) {
-                frame.append("retry: ").append(event.retryMs()).append('\n');
+                utf8(frame, "retry: " + event.retryMs() + "\n");
             }
-            frame.append("data: ")
-                    .append(event.message() == null ? "" : Json.write(event.message()))
-                    .append("\n\n");
-            return ByteString.fromString(frame.toString());
+        } else {
+            utf8(frame, "event: message\n");
         }
-        return ByteString.fromString("event: message\ndata: " + Json.write(message) + "\n\n");
+        utf8(frame, "data: ");
+        if (data != null) {
+            try {
+                Json.MAPPER.writeValue(frame.asOutputStream(), data);
+            } catch (IOException e) {
+                throw new IllegalStateException("not serializable as JSON: " + data.getClass(), e);
+            }
+        }
+        utf8(frame, "\n\n");
+        return frame.result();
+    }
+
+    private static void utf8(ByteStringBuilder frame, String text) {
+        frame.putBytes(text.getBytes(StandardCharsets.UTF_8));
     }
 
     /**

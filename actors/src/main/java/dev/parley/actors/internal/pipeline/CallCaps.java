@@ -16,7 +16,6 @@ import dev.parley.runtime.ErrorCodes;
 import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.logging.RateLimitedLog;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -161,7 +160,7 @@ public final class CallCaps {
         }
         long size = 0;
         for (Object part : parts) {
-            size += Json.write(part).getBytes(StandardCharsets.UTF_8).length;
+            size += Json.size(part);
         }
         return size <= max
                 ? Optional.empty()
