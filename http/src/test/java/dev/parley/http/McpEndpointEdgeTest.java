@@ -198,18 +198,7 @@ class McpEndpointEdgeTest {
     }
 
     private static Reply postTo(String path, ObjectNode request) {
-        return client.exchange(
-                java.net.http.HttpRequest.newBuilder(client.endpoint().resolve(path))
-                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(request.toString()))
-                        .headers(flatten(McpTestClient.standardHeaders(request)))
-                        .build());
-    }
-
-    private static String[] flatten(Map<String, String> headers) {
-        return headers.entrySet().stream()
-                .filter(header -> header.getValue() != null)
-                .flatMap(header -> java.util.stream.Stream.of(header.getKey(), header.getValue()))
-                .toArray(String[]::new);
+        return client.post(client.endpoint().resolve(path), request.toString(), McpTestClient.standardHeaders(request));
     }
 
     @Test

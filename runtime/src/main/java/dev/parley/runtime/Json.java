@@ -54,17 +54,22 @@ public final class Json {
         }
     }
 
+    /** Writes {@code value}'s JSON to {@code out} in UTF-8, with no string of it made first. */
+    public static void write(OutputStream out, Object value) {
+        try {
+            MAPPER.writeValue(out, value);
+        } catch (IOException e) {
+            throw new IllegalStateException("not serializable as JSON: " + value.getClass(), e);
+        }
+    }
+
     /**
      * How many bytes {@code value}'s JSON takes as {@link #MAPPER} writes it in UTF-8 (as the journal
      * stores an event), counted as it is written: no copy of it is made.
      */
     public static long size(Object value) {
         ByteCount count = new ByteCount();
-        try {
-            MAPPER.writeValue(count, value);
-        } catch (IOException e) {
-            throw new IllegalStateException("not serializable as JSON: " + value.getClass(), e);
-        }
+        write(count, value);
         return count.bytes;
     }
 

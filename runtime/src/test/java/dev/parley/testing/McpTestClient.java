@@ -238,7 +238,12 @@ public final class McpTestClient {
 
     /** POSTs {@code body} with exactly {@code headers} (null values are left out). */
     public Reply post(String body, Map<String, String> headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint)
+        return post(endpoint, body, headers);
+    }
+
+    /** POSTs {@code body} to {@code uri} with exactly {@code headers} (null values are left out). */
+    public Reply post(URI uri, String body, Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri)
                 .timeout(REQUEST_TIMEOUT)
                 .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         headers.forEach((name, value) -> {

@@ -9,7 +9,6 @@ import dev.parley.runtime.Json;
 import dev.parley.runtime.internal.engine.Cancellation;
 import dev.parley.runtime.internal.wire.JsonRpc;
 import dev.parley.runtime.internal.wire.JsonRpc.ErrorObject;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -132,29 +131,21 @@ public final class HttpReplies {
 
     /** The frame's bytes, the JSON written straight into them (no string of it is made). */
     private static ByteString sseFrame(Object message) {
+        SseEvent event = message instanceof SseEvent sse ? sse : null;
+        Object data = event != null ? event.message() : message;
         ByteStringBuilder frame = ByteString.createBuilder();
-        Object data = message;
-        if (message instanceof SseEvent event) {
-            data = event.message();
-            if (data != null) {
-                utf8(frame, "event: message\n");
-            }
-            if (event.id() != null) {
-                utf8(frame, "id: " + event.id() + "\n");
-            }
-            if (event.retryMs() != null) {
-                utf8(frame, "retry: " + event.retryMs() + "\n");
-            }
-        } else {
+        if (data != null) {
             utf8(frame, "event: message\n");
+        }
+        if (event != null && event.id() != null) {
+            utf8(frame, "id: " + event.id() + "\n");
+        }
+        if (event != null && event.retryMs() != null) {
+            utf8(frame, "retry: " + event.retryMs() + "\n");
         }
         utf8(frame, "data: ");
         if (data != null) {
-            try {
-                Json.MAPPER.writeValue(frame.asOutputStream(), data);
-            } catch (IOException e) {
-                throw new IllegalStateException("not serializable as JSON: " + data.getClass(), e);
-            }
+            Json.write(frame.asOutputStream(), data);
         }
         utf8(frame, "\n\n");
         return frame.result();

@@ -145,8 +145,8 @@ public final class NodeLifecycle {
      * Gives the C library's free memory back to the operating system, as {@code jcmd PID
      * System.trim_native_heap} does. The JIT compiler and class parsing malloc and free as they work,
      * and glibc keeps what was freed resident: 6-12 MB of an idle demo node some seconds after its
-     * start. The JVM offers it from 17.0.9 on glibc; elsewhere the
-     * command is missing or says it is not supported, and nothing happens.
+     * start. The JVM offers it from 17.0.9 on glibc; elsewhere the command is missing or says it is
+     * not supported, and nothing happens.
      */
     private static void trimNativeHeap() {
         try {
