@@ -28,6 +28,7 @@ import dev.parley.runtime.CallTarget;
 import dev.parley.runtime.McpServerDefinition;
 import dev.parley.runtime.ToolDefinition;
 import dev.parley.runtime.internal.engine.AskedQuestion;
+import dev.parley.runtime.internal.engine.CallerRuns;
 import dev.parley.runtime.internal.engine.FailureReports;
 import dev.parley.runtime.internal.engine.ReplayEngine;
 import dev.parley.runtime.internal.state.RequestStateKey;
@@ -224,6 +225,7 @@ public final class ParleyNode implements AutoCloseable {
         ExecutorService toolExecutor = CallMdc.toolExecutor(settings.toolExecutorThreads(), threads("parley-tool"));
         ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // executor_* metrics
         ParleyMetrics metrics = ParleyMetrics.get(system);
+        CallerRuns requestThreadRuns = new CallerRuns(toolExecutor, settings.toolExecutorThreads());
         ReplayEngine engine = new ReplayEngine(
                 toolExecutor, new FailureReports(settings.showFailureDetails()), new ReplayEngine.Observer() {
                     @Override
@@ -264,6 +266,7 @@ public final class ParleyNode implements AutoCloseable {
         system.getWhenTerminated().whenComplete((done, failure) -> {
             housekeeping.shutdownNow();
             toolExecutor.shutdownNow();
+            requestThreadRuns.stop();
         });
         List<JournalRetention> retention = List.of(
                 new JournalRetention(
@@ -303,7 +306,8 @@ public final class ParleyNode implements AutoCloseable {
         return new ParleyNode(
                 system,
                 toolExecutor,
-                new McpPipeline(system, server, engine, codec, sharding, settings, notifications, tasks),
+                new McpPipeline(
+                        system, server, engine, codec, sharding, settings, notifications, tasks, requestThreadRuns),
                 housekeeping);
     }
 

@@ -15,7 +15,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.runtime.Json;
 import dev.parley.testing.McpTestClient;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Cancellation over HTTP (spec §6.1): the client closing a request's SSE stream cancels the
- * request; the handler sees {@code ctx.isCancelled()} or an interrupt. Every wait is bounded;
+ * request; the handler sees {@code ctx.isCancelled()} or an interrupt. Handlers that block hold
+ * only their own requests. Every wait is bounded;
  * a waiting tool gives up on its own after {@link FeatureTools#LONGEST_WAIT}.
  */
 class McpEndpointCancellationTest {
@@ -136,6 +139,46 @@ class McpEndpointCancellationTest {
             assertCancelled(signal);
         }
         assertStillServing();
+    }
+
+    // --- blocked first rounds -------------------------------------------------------------
+
+    /**
+     * A blocking handler's first round that waits for nothing but its answer runs on the request's
+     * own thread, one of Pekko's dispatcher threads, as a managed block. Blocked handlers hold only
+     * their own requests: with many more blocked than the node has dispatcher threads (one per
+     * core) and than may block them (the tool executor's 16; the rest go to the tool executor),
+     * the server answers everything else.
+     */
+    @Test
+    void manyBlockedFirstRoundsLeaveTheServerServingAndEachGetsItsAnswer() throws Exception {
+        int blocked = 20;
+        List<FeatureTools.Signal> signals = new ArrayList<>();
+        List<CompletableFuture<McpTestClient.Reply>> replies = new ArrayList<>();
+        for (int i = 0; i < blocked; i++) {
+            signals.add(tools.signal("blocked-" + i));
+            // no progress token: the request waits for its answer alone
+            ObjectNode call = client.toolCall(
+                    "wait_for_cancel",
+                    Json.object().put("signal", "blocked-" + i).put("heartbeat", false));
+            replies.add(client.sendAsync(call));
+        }
+        for (FeatureTools.Signal signal : signals) {
+            awaitLatch(signal.started, "every handler runs at once");
+        }
+
+        assertStillServing();
+        McpTestClient.Reply discover = client.send(client.request("server/discover", null));
+        assertEquals(
+                "complete", discover.json().path("result").path("resultType").asText(), discover::body);
+        assertTrue(replies.stream().noneMatch(CompletableFuture::isDone), "the blocked requests still wait");
+
+        signals.forEach(signal -> signal.release.countDown());
+        for (CompletableFuture<McpTestClient.Reply> reply : replies) {
+            assertEquals(
+                    "released after 1 run(s)",
+                    reply.get(NOTICE_SECONDS, TimeUnit.SECONDS).text());
+        }
     }
 
     // --- a cancelled second round ----------------------------------------------------------

@@ -161,7 +161,8 @@ final class HandlerRunner<C> {
     }
 
     /**
-     * Runs {@code run} on the tool executor; when it ends, {@code whenFinished} turns its outcome
+     * Runs {@code run} on the tool executor (a blocking handler on that same thread, not handed over
+     * again); when it ends, {@code whenFinished} turns its outcome
      * (an internal failure if the run threw) into the command the entity receives.
      */
     Started start(Run run, Function<RunOutcome, C> whenFinished) {
@@ -176,7 +177,13 @@ final class HandlerRunner<C> {
                 CallMdc.Scope mdc = run.owner().openMdc(run.method(), run.name(), run.principal())) {
             outcome = CompletableFuture.supplyAsync(
                             () -> handlers.engine()
-                                    .run(target, run.arguments(), run.environment(), run.history(), steps),
+                                    .run(
+                                            target,
+                                            run.arguments(),
+                                            run.environment(),
+                                            run.history(),
+                                            steps,
+                                            ReplayEngine.CALLING_THREAD),
                             handlers.toolExecutor())
                     .thenCompose(stage -> stage);
         } catch (RejectedExecutionException e) {

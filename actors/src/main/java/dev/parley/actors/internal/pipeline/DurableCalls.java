@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
@@ -67,6 +68,7 @@ final class DurableCalls {
     private final CachePolicy cachePolicy;
     private final TaskHandOver handOver;
     private final CallCaps caps;
+    private final Executor requestThreadRuns;
 
     DurableCalls(
             ActorSystem<?> system,
@@ -77,7 +79,8 @@ final class DurableCalls {
             ParleySettings settings,
             CachePolicy cachePolicy,
             TaskHandOver handOver,
-            CallCaps caps) {
+            CallCaps caps,
+            Executor requestThreadRuns) {
         this.system = system;
         this.server = server;
         this.engine = engine;
@@ -87,6 +90,7 @@ final class DurableCalls {
         this.cachePolicy = cachePolicy;
         this.handOver = handOver;
         this.caps = caps;
+        this.requestThreadRuns = requestThreadRuns;
     }
 
     /** What a request calls: the definition's target, its name (or URI) and its arguments. */
@@ -130,7 +134,10 @@ final class DurableCalls {
                     environment,
                     outcome -> firstRoundEnded(request, environment, call, outcome, null));
         }
-        return engine.run(target, call.arguments(), environment, CallHistory.EMPTY, StepJournal.NONE)
+        // A request that asked for no notifications waits for nothing but its answer: its blocking
+        // handler may run on the request's own thread (CallerRuns). One that streams progress does not.
+        Executor blockingRuns = sink == RunEnvironment.RequestSink.NONE ? requestThreadRuns : engine.toolExecutor();
+        return engine.run(target, call.arguments(), environment, CallHistory.EMPTY, StepJournal.NONE, blockingRuns)
                 .thenCompose(outcome -> firstRoundEnded(request, environment, call, outcome, inputResponses));
     }
 

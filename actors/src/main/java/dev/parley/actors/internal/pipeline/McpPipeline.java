@@ -21,6 +21,7 @@ import dev.parley.runtime.internal.wire.McpMethod;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -68,7 +69,8 @@ public final class McpPipeline {
             ClusterSharding sharding,
             ParleySettings settings,
             ServerNotifications notifications,
-            TaskRequests tasks) {
+            TaskRequests tasks,
+            Executor requestThreadRuns) {
         CachePolicy cachePolicy = CachePolicy.of(settings);
         this.server = server;
         this.materializer = Materializer.matFromSystem(system);
@@ -84,7 +86,8 @@ public final class McpPipeline {
                 settings,
                 cachePolicy,
                 new TaskHandOver(engine, tasks, caps, NewEntityIds.get(system)),
-                caps);
+                caps,
+                requestThreadRuns);
         this.tasks = tasks;
         this.listen = new ListenRequests(notifications);
         ServerRequestBridge serverRequests =

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * A handler's log lines carry its call's MDC fields (on the tool executor's thread, in every
- * round), and the next call run on the same thread does not see them.
+ * A handler's log lines carry its call's MDC fields in every round, on the request's own thread
+ * and on the tool executor's, and the next call run on the same thread does not see them.
  */
 class CallMdcTest {
     private static final String HANDLERS = "dev.parley.http.internal.ops.handlers";
@@ -104,19 +104,28 @@ class CallMdcTest {
         ObjectNode retry =
                 client.retry(first, state, accept("who", Json.object().put("name", "Ada")));
         assertCompleted(client.send(retry), retry);
+        // With a progress token the call is a stream, whose handler runs on the tool executor.
         ObjectNode other = client.toolCall("log_once", Json.object().put("text", "other"));
-        assertCompleted(client.send(other), other);
+        ((ObjectNode) other.path("params").path("_meta")).put("progressToken", "p-1");
+        McpTestClient.Reply streamed = client.send(other);
+        assertEquals("text/event-stream", streamed.contentType());
+        assertTrue(streamed.body().contains("\"logged\""), streamed::body);
+        ObjectNode last = client.toolCall("log_once", Json.object().put("text", "last"));
+        assertCompleted(client.send(last), last);
 
         List<ILoggingEvent> handlerLines = lines.list.stream()
                 .filter(e -> e.getLoggerName().equals(HANDLERS))
                 .toList();
-        assertEquals(3, handlerLines.size(), () -> "one line per run: " + handlerLines);
+        assertEquals(4, handlerLines.size(), () -> "one line per run: " + handlerLines);
         Map<String, String> round1 = handlerLines.get(0).getMDCPropertyMap();
         Map<String, String> round2 = handlerLines.get(1).getMDCPropertyMap();
         Map<String, String> next = handlerLines.get(2).getMDCPropertyMap();
+        Map<String, String> onRequestThread = handlerLines.get(3).getMDCPropertyMap();
         String anonymous = CallMdc.principalDigest("anonymous");
 
-        assertTrue(handlerLines.get(0).getThreadName().startsWith("parley-tool"), handlerLines.get(0)::getThreadName);
+        // A first round that waits for its answer alone runs on the request's own thread (CallerRuns).
+        assertTrue(
+                handlerLines.get(0).getThreadName().contains("default-dispatcher"), handlerLines.get(0)::getThreadName);
         assertEquals("1", round1.get(CallMdc.ROUND));
         assertEquals("ask_and_log", round1.get(CallMdc.TOOL));
         assertEquals(anonymous, round1.get(CallMdc.PRINCIPAL));
@@ -127,10 +136,24 @@ class CallMdcTest {
         assertNotNull(callId);
         assertEquals(anonymous, round2.get(CallMdc.PRINCIPAL));
 
+        assertTrue(handlerLines.get(1).getThreadName().startsWith("parley-tool"), handlerLines.get(1)::getThreadName);
         assertEquals(
                 handlerLines.get(1).getThreadName(), handlerLines.get(2).getThreadName(), "the same pooled thread");
         assertEquals("log_once", next.get(CallMdc.TOOL));
         assertFalse(next.containsKey(CallMdc.CALL_ID), () -> "the previous call's id is gone: " + next);
+        assertTrue(
+                handlerLines.get(3).getThreadName().contains("default-dispatcher"), handlerLines.get(3)::getThreadName);
+        assertEquals(
+                Map.of(
+                        CallMdc.METHOD,
+                        "tools/call",
+                        CallMdc.TOOL,
+                        "log_once",
+                        CallMdc.ROUND,
+                        "1",
+                        CallMdc.PRINCIPAL,
+                        anonymous),
+                onRequestThread);
 
         ILoggingEvent ended = lines.list.stream()
                 .filter(e -> e.getLoggerName().equals(CallLog.class.getName()))

@@ -92,6 +92,14 @@ public final class ReplayEngine {
         this.observer = observer;
     }
 
+    /** Where {@link #run} runs blocking handlers. */
+    public Executor toolExecutor() {
+        return toolExecutor;
+    }
+
+    /** Runs a blocking handler on the calling thread: for a caller that is a tool executor thread already. */
+    public static final Executor CALLING_THREAD = Runnable::run;
+
     /**
      * One run of {@code target} over {@code history}. Blocking handlers run on the tool executor,
      * interruptible through the environment's {@link Cancellation}; async handlers run on the
@@ -103,10 +111,24 @@ public final class ReplayEngine {
             RunEnvironment environment,
             CallHistory history,
             StepJournal journal) {
+        return run(target, arguments, environment, history, journal, toolExecutor);
+    }
+
+    /**
+     * As above, with a blocking handler run by {@code blockingRuns} ({@link #CALLING_THREAD}, a
+     * {@link CallerRuns}) instead of the tool executor.
+     */
+    public CompletionStage<RunOutcome> run(
+            CallTarget target,
+            JsonNode arguments,
+            RunEnvironment environment,
+            CallHistory history,
+            StepJournal journal,
+            Executor blockingRuns) {
         RunContext context = new RunContext(target, environment, history, journal, observer);
         ObjectNode given = arguments instanceof ObjectNode o ? o : Json.object();
         Cancellation cancellation = environment.cancellation();
-        Executor interruptible = work -> toolExecutor.execute(() -> cancellation.runInterruptibly(work));
+        Executor interruptible = work -> blockingRuns.execute(() -> cancellation.runInterruptibly(work));
         CompletableFuture<ObjectNode> result;
         try {
             result = target.invoke(given, context, interruptible).toCompletableFuture();

@@ -1,0 +1,136 @@
+package dev.parley.runtime.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Where {@link CallerRuns} runs a blocking handler, with real threads and a real fork-join pool. */
+class CallerRunsTest {
+    private static final long WAIT_SECONDS = 10;
+
+    private final ExecutorService toolExecutor = Executors.newFixedThreadPool(1, work -> new Thread(work, "tool"));
+    /** One worker, like a request's dispatcher on a small machine: only a managed block lets it serve more. */
+    private final ForkJoinPool dispatcher = new ForkJoinPool(1);
+
+    @AfterEach
+    void stop() {
+        toolExecutor.shutdownNow();
+        dispatcher.shutdownNow();
+    }
+
+    private static void await(CountDownLatch latch) throws InterruptedException {
+        assertTrue(latch.await(WAIT_SECONDS, TimeUnit.SECONDS), "within " + WAIT_SECONDS + " s");
+    }
+
+    @Test
+    void onAForkJoinWorkerTheWorkRunsOnTheCallingThreadWhileThePoolServesOthers() throws Exception {
+        CallerRuns runs = new CallerRuns(toolExecutor, 4);
+        CountDownLatch otherTaskRan = new CountDownLatch(1);
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+
+        Future<Thread> caller = dispatcher.submit(() -> {
+            runs.execute(() -> {
+                ranOn.set(Thread.currentThread());
+                // The pool's only worker is blocked here: this task runs only on the worker the pool adds.
+                dispatcher.execute(otherTaskRan::countDown);
+                try {
+                    await(otherTaskRan);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            return Thread.currentThread();
+        });
+
+        assertEquals(caller.get(WAIT_SECONDS, TimeUnit.SECONDS), ranOn.get(), "run on the calling thread");
+        assertEquals(0, otherTaskRan.getCount());
+    }
+
+    @Test
+    void offAForkJoinWorkerTheWorkGoesToTheToolExecutor() throws Exception {
+        CallerRuns runs = new CallerRuns(toolExecutor, 4);
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<String> ranOn = new AtomicReference<>();
+
+        runs.execute(() -> {
+            ranOn.set(Thread.currentThread().getName());
+            ran.countDown();
+        });
+
+        await(ran);
+        assertEquals("tool", ranOn.get());
+    }
+
+    @Test
+    void whenEverySlotIsTakenTheWorkGoesToTheToolExecutor() throws Exception {
+        CallerRuns runs = new CallerRuns(toolExecutor, 1);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> first = dispatcher.submit(() -> runs.execute(() -> {
+            holding.countDown();
+            try {
+                await(release);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }));
+        await(holding);
+
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        dispatcher
+                .submit(() -> runs.execute(() -> {
+                    ranOn.set(Thread.currentThread().getName());
+                    ran.countDown();
+                }))
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
+        await(ran);
+        assertEquals("tool", ranOn.get(), "the one slot is held");
+
+        release.countDown();
+        first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void stopInterruptsARunUnderWayAndLeavesNoInterruptOnTheWorker() throws Exception {
+        CallerRuns runs = new CallerRuns(toolExecutor, 4);
+        CountDownLatch running = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        Future<Boolean> workerInterruptedAfter = dispatcher.submit(() -> {
+            runs.execute(() -> {
+                running.countDown();
+                try {
+                    Thread.sleep(TimeUnit.SECONDS.toMillis(WAIT_SECONDS * 3));
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                }
+            });
+            return Thread.currentThread().isInterrupted();
+        });
+        await(running);
+
+        runs.stop();
+
+        assertFalse(workerInterruptedAfter.get(WAIT_SECONDS, TimeUnit.SECONDS), "the worker keeps no interrupt");
+        assertTrue(interrupted.get(), "the run saw the interrupt");
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        dispatcher
+                .submit(() ->
+                        runs.execute(() -> ranOn.set(Thread.currentThread().getName())))
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
+        toolExecutor.shutdown();
+        assertTrue(toolExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals("tool", ranOn.get(), "after stop, runs go to the tool executor");
+    }
+}
