@@ -40,12 +40,25 @@ final class EdgeChecks {
         this.server = server;
     }
 
+    /**
+     * The first header named {@code lowerCaseName}, as pekko-http's {@code getHeader(String)} finds
+     * it, without lower-casing the name again on every call.
+     */
+    static Optional<HttpHeader> header(HttpRequest request, String lowerCaseName) {
+        for (HttpHeader header : request.getHeaders()) {
+            if (header.is(lowerCaseName)) {
+                return Optional.of(header);
+            }
+        }
+        return Optional.empty();
+    }
+
     boolean hostAndOriginAllowed(HttpRequest request) {
         return hostAllowed(request) && originAllowed(request);
     }
 
     static boolean acceptsJson(HttpRequest request) {
-        Optional<HttpHeader> accept = request.getHeader("accept");
+        Optional<HttpHeader> accept = header(request, "accept");
         if (accept.isEmpty()) {
             return true;
         }
@@ -54,7 +67,7 @@ final class EdgeChecks {
     }
 
     static boolean acceptsEventStream(HttpRequest request) {
-        Optional<HttpHeader> accept = request.getHeader("accept");
+        Optional<HttpHeader> accept = header(request, "accept");
         return accept.isEmpty()
                 || accept.get().value().toLowerCase(Locale.ROOT).contains("text/event-stream")
                 || accept.get().value().contains("*/*");
@@ -109,8 +122,7 @@ final class EdgeChecks {
             }
             String header = "mcp-param-" + headerName.asText().toLowerCase(Locale.ROOT);
             JsonNode value = arguments.get(property.getKey());
-            Optional<String> sent =
-                    http.getHeader(header).map(HttpHeader::value).map(String::trim);
+            Optional<String> sent = header(http, header).map(HttpHeader::value).map(String::trim);
             if (value == null || value.isNull()) {
                 if (sent.isPresent()) {
                     throw new McpException(
@@ -141,7 +153,7 @@ final class EdgeChecks {
     }
 
     private static void expectHeader(HttpRequest http, String header, String expected) {
-        Optional<String> value = http.getHeader(header).map(HttpHeader::value).map(String::trim);
+        Optional<String> value = header(http, header).map(HttpHeader::value).map(String::trim);
         if (value.isEmpty()) {
             throw new McpException(ErrorCodes.HEADER_MISMATCH, "Missing required header " + header);
         }
@@ -184,7 +196,7 @@ final class EdgeChecks {
 
     private boolean hostAllowed(HttpRequest request) {
         String host = request.getUri().host().address();
-        Optional<HttpHeader> header = request.getHeader("host");
+        Optional<HttpHeader> header = header(request, "host");
         if (header.isPresent()) {
             host = hostWithoutPort(header.get().value().trim());
         }
@@ -192,7 +204,7 @@ final class EdgeChecks {
     }
 
     private boolean originAllowed(HttpRequest request) {
-        Optional<HttpHeader> origin = request.getHeader("origin");
+        Optional<HttpHeader> origin = header(request, "origin");
         if (origin.isEmpty()) {
             return true;
         }

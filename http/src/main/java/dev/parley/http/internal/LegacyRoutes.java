@@ -75,7 +75,7 @@ final class LegacyRoutes {
     }
 
     static Optional<String> sessionId(HttpRequest http) {
-        return http.getHeader(SESSION_HEADER)
+        return EdgeChecks.header(http, SESSION_HEADER)
                 .map(HttpHeader::value)
                 .map(String::trim)
                 .filter(id -> !id.isEmpty());
@@ -138,7 +138,7 @@ final class LegacyRoutes {
                             ? HttpReplies.refusal(Refusal.SESSION_ENDED, null)
                             : error(Refusal.SESSION_NOT_FOUND, null, "Session not found"));
         }
-        Optional<String> lastEventId = http.getHeader("last-event-id")
+        Optional<String> lastEventId = EdgeChecks.header(http, "last-event-id")
                 .map(HttpHeader::value)
                 .map(String::trim)
                 .filter(id -> !id.isEmpty());
@@ -282,8 +282,9 @@ final class LegacyRoutes {
         if (sessionId.isEmpty()) {
             return done(error(Refusal.SESSION_ID_MISSING, id, "Mcp-Session-Id header is required"));
         }
-        Optional<String> version =
-                http.getHeader("mcp-protocol-version").map(HttpHeader::value).map(String::trim);
+        Optional<String> version = EdgeChecks.header(http, "mcp-protocol-version")
+                .map(HttpHeader::value)
+                .map(String::trim);
         if (version.isPresent() && !Legacy.VERSIONS.contains(version.get())) {
             return done(error(
                     Refusal.SESSION_VERSION_UNSUPPORTED,

@@ -153,7 +153,7 @@ public final class McpRoutes {
         }
         long declared = entity.getContentLengthOption().orElse(0);
         if (declared > DISCARD_LIMIT_BYTES
-                || (declared > limit && request.getHeader("Expect").isPresent())) {
+                || (declared > limit && EdgeChecks.header(request, "expect").isPresent())) {
             return done(null);
         }
         Body body = new Body(limit);
@@ -221,7 +221,7 @@ public final class McpRoutes {
                     body,
                     onSession, // a 2025-11-25 client posts its responses to the server's requests on its session
                     onSession,
-                    http.getHeader("mcp-protocol-version")
+                    EdgeChecks.header(http, "mcp-protocol-version")
                             .map(HttpHeader::value)
                             .map(String::trim)
                             .orElse(null));

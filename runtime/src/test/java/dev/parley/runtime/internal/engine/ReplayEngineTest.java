@@ -553,6 +553,25 @@ class ReplayEngineTest {
         assertEquals(1, runs.get());
     }
 
+    /** No arguments are checked against the schema as any are, on every call (the answer is kept). */
+    @Test
+    void noArgumentsAreValidatedOnEveryCall() throws Exception {
+        ToolDefinition<ObjectNode> open = ToolDefinition.tool("open", Json.parse("{\"type\":\"object\"}"))
+                .handler((arguments, ctx) -> ToolResult.text("ran"));
+        ToolDefinition<ObjectNode> needsOne = ToolDefinition.tool(
+                        "needs_one",
+                        Json.parse("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},"
+                                + "\"required\":[\"a\"]}"))
+                .handler((arguments, ctx) -> ToolResult.text("ran"));
+
+        for (int call = 0; call < 2; call++) {
+            assertEquals("ran", text(run(open, null, CallHistory.EMPTY)));
+            ObjectNode refused = completed(run(needsOne, null, CallHistory.EMPTY));
+            assertTrue(refused.path("isError").asBoolean(), refused::toString);
+            assertEquals("ran", text(run(needsOne, Json.object().put("a", "x"), CallHistory.EMPTY)));
+        }
+    }
+
     @Test
     void aStepNameUsedTwiceInOneRunIsAToolError() throws Exception {
         ToolDefinition<ObjectNode> tool = ToolDefinition.tool("twice", Json.parse("{\"type\":\"object\"}"))
