@@ -162,8 +162,8 @@ final class HandlerRunner<C> {
 
     /**
      * Runs {@code run} on the tool executor (a blocking handler on that same thread, not handed over
-     * again); when it ends, {@code whenFinished} turns its outcome
-     * (an internal failure if the run threw) into the command the entity receives.
+     * again); when it ends, {@code whenFinished} turns its outcome (an internal failure if the run
+     * threw) into the command the entity receives.
      */
     Started start(Run run, Function<RunOutcome, C> whenFinished) {
         CallTarget target = handlers.server().target(run.method(), run.name()).orElse(null);
