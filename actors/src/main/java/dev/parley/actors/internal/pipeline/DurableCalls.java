@@ -135,7 +135,7 @@ final class DurableCalls {
                     outcome -> firstRoundEnded(request, environment, call, outcome, null));
         }
         // A request that asked for no notifications waits for nothing but its answer: its blocking
-        // handler may run on the request's own thread (CallerRuns). One that streams progress does not.
+        // handler may run on the request's own thread (CallerRuns). One that streams notifications does not.
         Executor blockingRuns = sink == RunEnvironment.RequestSink.NONE ? requestThreadRuns : engine.toolExecutor();
         return engine.run(target, call.arguments(), environment, CallHistory.EMPTY, StepJournal.NONE, blockingRuns)
                 .thenCompose(outcome -> firstRoundEnded(request, environment, call, outcome, inputResponses));

@@ -40,8 +40,10 @@ public final class CallerRuns implements Executor {
         running.add(thread);
         try {
             ForkJoinPool.managedBlock(new Run(work));
-        } catch (InterruptedException e) {
-            throw new IllegalStateException("not thrown: a run never throws it", e);
+        } catch (InterruptedException poolStopping) {
+            // Thrown before the work runs, by a pool that is shutting down (JDK 21 on): the tool
+            // executor answers for it as it does for any run of a stopping node.
+            toolExecutor.execute(work);
         } finally {
             running.remove(thread);
             Thread.interrupted(); // an interrupt from stop() must not stay with a dispatcher thread

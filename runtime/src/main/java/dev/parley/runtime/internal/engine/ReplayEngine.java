@@ -68,6 +68,9 @@ public final class ReplayEngine {
         default void asked(CallTarget target, List<AskedQuestion> questions) {}
     }
 
+    /** Runs a blocking handler on the calling thread: for a caller that is a tool executor thread already. */
+    public static final Executor CALLING_THREAD = Runnable::run;
+
     private final Executor toolExecutor;
     private final FailureReports failures;
     private final Observer observer;
@@ -96,9 +99,6 @@ public final class ReplayEngine {
     public Executor toolExecutor() {
         return toolExecutor;
     }
-
-    /** Runs a blocking handler on the calling thread: for a caller that is a tool executor thread already. */
-    public static final Executor CALLING_THREAD = Runnable::run;
 
     /**
      * One run of {@code target} over {@code history}. Blocking handlers run on the tool executor,
