@@ -41,4 +41,14 @@ class NodeConfigTest {
         Config config = ConfigFactory.parseString("parley.cluster.mode = sometimes");
         assertThrows(ConfigException.BadValue.class, () -> NodeConfig.load(config, SQLITE));
     }
+
+    /** pekko-persistence-jdbc's reference.conf nests this setting where Pekko does not read it. */
+    @Test
+    void theJournalPluginsRunOnTheDefaultDispatcherNotAPinnedThread() {
+        for (JournalDatabase database : new JournalDatabase[] {SQLITE, H2, POSTGRES}) {
+            Config config = NodeConfig.load(ConfigFactory.empty(), database);
+            assertEquals("pekko.actor.default-dispatcher", config.getString("jdbc-journal.plugin-dispatcher"));
+            assertEquals("pekko.actor.default-dispatcher", config.getString("jdbc-snapshot-store.plugin-dispatcher"));
+        }
+    }
 }
