@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -226,6 +227,10 @@ public final class ParleyNode implements AutoCloseable {
         ParleyMetrics.get(system).bindToolExecutor(toolExecutor); // executor_* metrics
         ParleyMetrics metrics = ParleyMetrics.get(system);
         CallerRuns requestThreadRuns = new CallerRuns(toolExecutor, settings.toolExecutorThreads());
+        metrics.bindHandlerRuns(requestThreadRuns);
+        // An entity's rounds run their blocking handlers on the entities' dispatcher, within the same slots.
+        Executor posted = requestThreadRuns.postingTo(system.executionContext());
+        Executor entityRuns = work -> posted.execute(CallMdc.carrying(work));
         ReplayEngine engine = new ReplayEngine(
                 toolExecutor, new FailureReports(settings.showFailureDetails()), new ReplayEngine.Observer() {
                     @Override
@@ -239,7 +244,7 @@ public final class ParleyNode implements AutoCloseable {
                     }
                 });
         ClusterSharding sharding = NodeSharding.of(system);
-        ToolCallEntity.init(system, server, engine, toolExecutor, settings.stepTimeout());
+        ToolCallEntity.init(system, server, engine, entityRuns, settings.stepTimeout());
         SealedPointers codec = new SealedPointers(stateKeys, settings.requestStateLifetime(), Clock.systemUTC());
         ServerNotifications notifications = ServerNotifications.start(system, server);
         TaskRequests tasks = new TaskRequests(
@@ -253,7 +258,7 @@ public final class ParleyNode implements AutoCloseable {
                 settings.tasks(),
                 server,
                 engine,
-                toolExecutor,
+                entityRuns,
                 view -> notifications.publishTask(view.principal(), view.taskId(), tasks.detailed(view)));
 
         sharding.init(Entity.of(

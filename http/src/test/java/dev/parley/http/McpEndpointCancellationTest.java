@@ -181,6 +181,41 @@ class McpEndpointCancellationTest {
         }
     }
 
+    /**
+     * A call's later round runs in its entity, posted to the dispatcher as a managed block. Many
+     * blocked at once hold only their own requests, as blocked first rounds do.
+     */
+    @Test
+    void manyBlockedSecondRoundsLeaveTheServerServingAndEachGetsItsAnswer() throws Exception {
+        int blocked = 20;
+        List<FeatureTools.Signal> signals = new ArrayList<>();
+        List<CompletableFuture<McpTestClient.Reply>> replies = new ArrayList<>();
+        for (int i = 0; i < blocked; i++) {
+            signals.add(tools.signal("second-blocked-" + i));
+            ObjectNode original = waitCall("ask_then_wait", "second-blocked-" + i, false, "unused");
+            ((ObjectNode) original.path("params").path("_meta")).remove("progressToken");
+            ObjectNode retry = client.retry(original, firstRound(original), go());
+            ((ObjectNode) retry.path("params").path("_meta")).remove("progressToken");
+            replies.add(client.sendAsync(retry));
+        }
+        for (FeatureTools.Signal signal : signals) {
+            awaitLatch(signal.started, "every second round runs at once");
+        }
+
+        assertStillServing();
+        McpTestClient.Reply discover = client.send(client.request("server/discover", null));
+        assertEquals(
+                "complete", discover.json().path("result").path("resultType").asText(), discover::body);
+        assertTrue(replies.stream().noneMatch(CompletableFuture::isDone), "the blocked requests still wait");
+
+        signals.forEach(signal -> signal.release.countDown());
+        for (CompletableFuture<McpTestClient.Reply> reply : replies) {
+            assertEquals(
+                    "released after 1 run(s)",
+                    reply.get(NOTICE_SECONDS, TimeUnit.SECONDS).text());
+        }
+    }
+
     // --- a cancelled second round ----------------------------------------------------------
 
     /** Round one of {@code ask_then_wait}: answers input_required; returns the requestState. */

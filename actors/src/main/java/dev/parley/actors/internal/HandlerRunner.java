@@ -45,7 +45,8 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandlerBuilder;
  * The handler runs of one entity ({@link ToolCallEntity}, {@link TaskEntity}), and what such an
  * entity does alike around them: its lifecycle metrics, its journal-failure signals and passivation.
  *
- * <p>A run goes off the actor, onto the tool executor, because its step journal waits on the
+ * <p>A run goes off the actor (posted to the dispatcher as a managed block, or onto the tool
+ * executor: {@link Handlers#runs}), because its step journal waits on the
  * entity: each step result is sent to the entity as {@code RecordStep} and the handler's thread
  * waits until it is persisted. The next run replays the recorded steps from its history instead of
  * running them; a step that ran but was not journaled when the node died runs again (at least once).
@@ -58,8 +59,11 @@ final class HandlerRunner<C> {
     /** Parley saves no snapshots: recovery skips the snapshot store's query. */
     static final Recovery WITHOUT_SNAPSHOTS = Recovery.withSnapshotSelectionCriteria(SnapshotSelectionCriteria.none());
 
-    /** What runs the handlers: the server's tools, the replaying engine and the executor they run on. */
-    record Handlers(McpServerDefinition server, ReplayEngine engine, Executor toolExecutor, Duration stepTimeout) {}
+    /**
+     * What runs the handlers: the server's tools, the replaying engine and where a run goes (the
+     * node's {@code CallerRuns.postingTo} the dispatcher, falling back to the tool executor).
+     */
+    record Handlers(McpServerDefinition server, ReplayEngine engine, Executor runs, Duration stepTimeout) {}
 
     /** One run: the handler of {@code method name} over {@code history}, for {@code owner}. */
     record Run(
@@ -161,7 +165,7 @@ final class HandlerRunner<C> {
     }
 
     /**
-     * Runs {@code run} on the tool executor (a blocking handler on that same thread, not handed over
+     * Runs {@code run} off the actor (a blocking handler on that same thread, not handed over
      * again); when it ends, {@code whenFinished} turns its outcome (an internal failure if the run
      * threw) into the command the entity receives.
      */
@@ -171,7 +175,7 @@ final class HandlerRunner<C> {
             return Started.TARGET_GONE;
         }
         CompletableFuture<RunOutcome> outcome;
-        // The run's span and the call's MDC fields go with the handler onto the tool executor.
+        // The run's span and the call's MDC fields go with the handler off the actor.
         Span span = run.owner().startSpan(tracing, run.method(), run.name());
         try (Scope traced = span.makeCurrent();
                 CallMdc.Scope mdc = run.owner().openMdc(run.method(), run.name(), run.principal())) {
@@ -184,7 +188,7 @@ final class HandlerRunner<C> {
                                             run.history(),
                                             steps,
                                             ReplayEngine.CALLING_THREAD),
-                            handlers.toolExecutor())
+                            handlers.runs())
                     .thenCompose(stage -> stage);
         } catch (RejectedExecutionException e) {
             span.end();

@@ -368,7 +368,7 @@ public final class TaskEntity
             TaskSettings settings,
             McpServerDefinition server,
             ReplayEngine engine,
-            Executor toolExecutor,
+            Executor handlerRuns,
             Consumer<TaskView> onChange) {
         return NodeSharding.of(system)
                 .init(Entity.of(
@@ -379,7 +379,7 @@ public final class TaskEntity
                                         settings,
                                         server,
                                         engine,
-                                        toolExecutor,
+                                        handlerRuns,
                                         onChange))
                         .withSettings(ClusterShardingSettings.create(system).withNoPassivationStrategy()));
     }
@@ -390,10 +390,10 @@ public final class TaskEntity
             TaskSettings settings,
             McpServerDefinition server,
             ReplayEngine engine,
-            Executor toolExecutor,
+            Executor handlerRuns,
             Consumer<TaskView> onChange) {
         HandlerRunner.Handlers handlers =
-                new HandlerRunner.Handlers(server, engine, toolExecutor, settings.stepTimeout());
+                new HandlerRunner.Handlers(server, engine, handlerRuns, settings.stepTimeout());
         return Behaviors.setup(context -> Behaviors.withTimers(timers -> {
             // Named before Pekko's persistence sets up: else it walks the stack at every entity start.
             context.setLoggerName(TaskEntity.class);

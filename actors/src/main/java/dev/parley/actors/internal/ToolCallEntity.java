@@ -64,7 +64,7 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
  * One durable multi-round tool call. It exists from the moment a call's first round asked a
  * question; its journal holds the call's arguments, every round's questions and answers, the
  * results of journaled steps and the final outcome. Each round re-runs the handler over the
- * recorded history (off the actor, on the tool executor, through {@link HandlerRunner}); a retry
+ * recorded history (off the actor, through {@link HandlerRunner}); a retry
  * of a round that already ended gets the recorded outcome and runs nothing.
  *
  * <p>Built like Pekko's {@code AccountExampleWithEventHandlersInState}: the state records own
@@ -404,13 +404,13 @@ public final class ToolCallEntity
             ActorSystem<?> system,
             McpServerDefinition server,
             ReplayEngine engine,
-            Executor toolExecutor,
+            Executor handlerRuns,
             Duration stepTimeout) {
         return NodeSharding.of(system)
                 .init(Entity.of(
                         ENTITY_TYPE_KEY,
                         entity -> create(
-                                entity.getEntityId(), entity.getShard(), server, engine, toolExecutor, stepTimeout)));
+                                entity.getEntityId(), entity.getShard(), server, engine, handlerRuns, stepTimeout)));
     }
 
     /** @param shard the entity's shard, asked to passivate the call once it ended */
@@ -419,9 +419,9 @@ public final class ToolCallEntity
             ActorRef<ClusterSharding.ShardCommand> shard,
             McpServerDefinition server,
             ReplayEngine engine,
-            Executor toolExecutor,
+            Executor handlerRuns,
             Duration stepTimeout) {
-        HandlerRunner.Handlers handlers = new HandlerRunner.Handlers(server, engine, toolExecutor, stepTimeout);
+        HandlerRunner.Handlers handlers = new HandlerRunner.Handlers(server, engine, handlerRuns, stepTimeout);
         return Behaviors.setup(context -> {
             // Named before Pekko's persistence sets up: else it walks the stack at every entity start.
             context.setLoggerName(ToolCallEntity.class);

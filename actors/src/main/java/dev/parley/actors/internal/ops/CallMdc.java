@@ -160,17 +160,25 @@ public final class CallMdc {
         };
     }
 
-    /** {@code work} wrapped to run with the calling thread's current MDC and OpenTelemetry context. */
+    /**
+     * {@code work} wrapped to run with the calling thread's current MDC and OpenTelemetry context,
+     * and to leave the running thread's MDC as it found it (none, on a pooled thread).
+     */
     public static Runnable carrying(Runnable work) {
         Map<String, String> captured = MDC.getCopyOfContextMap();
         Map<String, String> fields = captured == null ? Map.of() : captured;
         Context trace = Context.current();
         return () -> {
+            Map<String, String> before = MDC.getCopyOfContextMap();
             MDC.setContextMap(fields);
             try (io.opentelemetry.context.Scope scope = trace.makeCurrent()) {
                 work.run();
             } finally {
-                MDC.clear();
+                if (before == null || before.isEmpty()) {
+                    MDC.clear();
+                } else {
+                    MDC.setContextMap(before);
+                }
             }
         };
     }

@@ -3,9 +3,11 @@ package dev.parley.actors.internal.ops;
 import dev.parley.actors.internal.NodeSharding;
 import dev.parley.runtime.internal.engine.AskedQuestion;
 import dev.parley.runtime.internal.engine.CallHistory;
+import dev.parley.runtime.internal.engine.CallerRuns;
 import dev.parley.runtime.internal.wire.McpNames.Methods;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -26,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
@@ -109,6 +112,30 @@ public final class ParleyMetrics implements Extension {
     public void bindToolExecutor(ExecutorService toolExecutor) {
         if (enabled) {
             new ExecutorServiceMetrics(toolExecutor, "parley-tool", Tags.empty()).bindTo(registry);
+        }
+    }
+
+    /**
+     * Where blocking handlers run ({@code CallerRuns}): runs under way on dispatcher threads, and
+     * runs by thread: a request's own, the dispatcher (an entity's round), the tool executor (the
+     * rest, and every run once the dispatcher's slots are taken).
+     */
+    public void bindHandlerRuns(CallerRuns runs) {
+        if (!enabled) {
+            return;
+        }
+        Gauge.builder("parley.handler.runs.on.dispatcher", runs, CallerRuns::runsUnderWay)
+                .description("Blocking handler runs under way on dispatcher threads, as managed blocks")
+                .register(registry);
+        Map<String, ToDoubleFunction<CallerRuns>> byThread = Map.of(
+                "request_thread", CallerRuns::ranOnRequestThreads,
+                "dispatcher", CallerRuns::ranPosted,
+                "tool_executor", CallerRuns::handedToToolExecutor);
+        for (Map.Entry<String, ToDoubleFunction<CallerRuns>> where : byThread.entrySet()) {
+            FunctionCounter.builder("parley.handler.runs", runs, where.getValue())
+                    .description("Blocking handler runs started, by the thread they ran on")
+                    .tag("thread", where.getKey())
+                    .register(registry);
         }
     }
 

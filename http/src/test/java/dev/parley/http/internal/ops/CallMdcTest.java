@@ -36,8 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
- * A handler's log lines carry its call's MDC fields in every round, on the request's own thread
- * and on the tool executor's, and the next call run on the same thread does not see them.
+ * A handler's log lines carry its call's MDC fields in every round, on the request's own thread,
+ * on a dispatcher thread (an entity's round) and on the tool executor's, and the next call does
+ * not see them.
  */
 class CallMdcTest {
     private static final String HANDLERS = "dev.parley.http.internal.ops.handlers";
@@ -73,7 +74,7 @@ class CallMdcTest {
                             return ToolResult.text("logged");
                         }))
                 .build();
-        // One tool thread: the second call runs on the very thread the first one used.
+        // One tool thread, and one run at a time on dispatcher threads.
         server = McpHttpServer.builder(definition)
                 .dataDirectory(data)
                 .port(0)
@@ -136,9 +137,11 @@ class CallMdcTest {
         assertNotNull(callId);
         assertEquals(anonymous, round2.get(CallMdc.PRINCIPAL));
 
-        assertTrue(handlerLines.get(1).getThreadName().startsWith("parley-tool"), handlerLines.get(1)::getThreadName);
-        assertEquals(
-                handlerLines.get(1).getThreadName(), handlerLines.get(2).getThreadName(), "the same pooled thread");
+        // The entity's round is posted to the dispatcher (CallerRuns.postingTo); a streamed first round goes to the
+        // tool executor.
+        assertTrue(
+                handlerLines.get(1).getThreadName().contains("default-dispatcher"), handlerLines.get(1)::getThreadName);
+        assertTrue(handlerLines.get(2).getThreadName().startsWith("parley-tool"), handlerLines.get(2)::getThreadName);
         assertEquals("log_once", next.get(CallMdc.TOOL));
         assertFalse(next.containsKey(CallMdc.CALL_ID), () -> "the previous call's id is gone: " + next);
         assertTrue(

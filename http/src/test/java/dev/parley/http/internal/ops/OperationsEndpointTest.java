@@ -159,11 +159,13 @@ class OperationsEndpointTest {
         // JVM and Pekko basics are there too.
         assertTrue(Prometheus.sample(after, "jvm_memory_used_bytes", Map.of()) > 0);
         assertFalse(after.contains("pekko_cluster_members"), "a node on the embedded journal runs alone: no cluster");
-        // The pools: the tool executor ran the retry's round (first rounds ran on the requests' own
-        // threads); the default dispatcher is Pekko's fork-join pool.
-        assertTrue(Prometheus.sample(after, "executor_completed_tasks_total", Map.of("name", "parley-tool"))
-                        - Prometheus.sample(before, "executor_completed_tasks_total", Map.of("name", "parley-tool"))
-                >= 1);
+        // Where the handlers ran: first rounds on the requests' own threads, the retry's round posted
+        // to the dispatcher by its entity; none is under way now.
+        assertEquals(5, delta(before, after, "parley_handler_runs_total", Map.of("thread", "request_thread")));
+        assertEquals(1, delta(before, after, "parley_handler_runs_total", Map.of("thread", "dispatcher")));
+        assertEquals(0, delta(before, after, "parley_handler_runs_total", Map.of("thread", "tool_executor")));
+        assertEquals(0, Prometheus.sample(after, "parley_handler_runs_on_dispatcher", Map.of()));
+        // The pools: the tool executor, and Pekko's fork-join pool as the default dispatcher.
         assertEquals(16, Prometheus.sample(after, "executor_pool_max_threads", Map.of("name", "parley-tool")));
         assertTrue(Prometheus.sample(after, "executor_parallelism_threads", Map.of("name", "pekko-default-dispatcher"))
                 > 0);

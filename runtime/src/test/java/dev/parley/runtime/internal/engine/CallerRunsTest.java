@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -132,5 +133,86 @@ class CallerRunsTest {
         toolExecutor.shutdown();
         assertTrue(toolExecutor.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS));
         assertEquals("tool", ranOn.get(), "after stop, runs go to the tool executor");
+    }
+
+    @Test
+    void aPostedRunRunsOnAPoolWorkerWhileThePoolServesOthers() throws Exception {
+        CallerRuns runs = new CallerRuns(toolExecutor, 4);
+        CountDownLatch otherTaskRan = new CountDownLatch(1);
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+
+        // posted from a thread of neither pool, as an entity's round is posted from its actor's thread
+        runs.postingTo(dispatcher).execute(() -> {
+            ranOn.set(Thread.currentThread());
+            // The pool's only worker is blocked here: this task runs only on the worker the pool adds.
+            dispatcher.execute(otherTaskRan::countDown);
+            try {
+                await(otherTaskRan);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            ran.countDown();
+        });
+
+        await(ran);
+        assertTrue(ranOn.get() instanceof ForkJoinWorkerThread, "ran on a worker of the pool: " + ranOn.get());
+        assertEquals(0, otherTaskRan.getCount());
+    }
+
+    @Test
+    void aPostedRunGoesToTheToolExecutorWhenEverySlotIsTakenOrThePoolIsNotForkJoin() throws Exception {
+        CallerRuns runs = new CallerRuns(toolExecutor, 1);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        runs.postingTo(dispatcher).execute(() -> {
+            holding.countDown();
+            try {
+                await(release);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await(holding);
+
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        runs.postingTo(dispatcher).execute(() -> {
+            ranOn.set(Thread.currentThread().getName());
+            ran.countDown();
+        });
+        await(ran);
+        assertEquals("tool", ranOn.get(), "the one slot is held");
+        release.countDown();
+
+        ExecutorService plainPool = Executors.newSingleThreadExecutor(work -> new Thread(work, "plain"));
+        try {
+            AtomicReference<String> plainRanOn = new AtomicReference<>();
+            CountDownLatch plainRan = new CountDownLatch(1);
+            runs.postingTo(plainPool).execute(() -> {
+                plainRanOn.set(Thread.currentThread().getName());
+                plainRan.countDown();
+            });
+            await(plainRan);
+            assertEquals("tool", plainRanOn.get(), "a thread that cannot be compensated does not block");
+        } finally {
+            plainPool.shutdownNow();
+        }
+    }
+
+    @Test
+    void afterStopPostedRunsGoToTheToolExecutor() throws Exception {
+        CallerRuns runs = new CallerRuns(toolExecutor, 4);
+        runs.stop();
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+
+        runs.postingTo(dispatcher).execute(() -> {
+            ranOn.set(Thread.currentThread().getName());
+            ran.countDown();
+        });
+
+        await(ran);
+        assertEquals("tool", ranOn.get());
     }
 }
