@@ -163,22 +163,7 @@ class McpEndpointCancellationTest {
                     Json.object().put("signal", "blocked-" + i).put("heartbeat", false));
             replies.add(client.sendAsync(call));
         }
-        for (FeatureTools.Signal signal : signals) {
-            awaitLatch(signal.started, "every handler runs at once");
-        }
-
-        assertStillServing();
-        McpTestClient.Reply discover = client.send(client.request("server/discover", null));
-        assertEquals(
-                "complete", discover.json().path("result").path("resultType").asText(), discover::body);
-        assertTrue(replies.stream().noneMatch(CompletableFuture::isDone), "the blocked requests still wait");
-
-        signals.forEach(signal -> signal.release.countDown());
-        for (CompletableFuture<McpTestClient.Reply> reply : replies) {
-            assertEquals(
-                    "released after 1 run(s)",
-                    reply.get(NOTICE_SECONDS, TimeUnit.SECONDS).text());
-        }
+        assertServedWhileAllBlockThenEachAnswered(signals, replies);
     }
 
     /**
@@ -198,8 +183,14 @@ class McpEndpointCancellationTest {
             ((ObjectNode) retry.path("params").path("_meta")).remove("progressToken");
             replies.add(client.sendAsync(retry));
         }
+        assertServedWhileAllBlockThenEachAnswered(signals, replies);
+    }
+
+    /** All {@code signals}' handlers run at once; the server answers others meanwhile; released, each request gets its answer. */
+    private static void assertServedWhileAllBlockThenEachAnswered(
+            List<FeatureTools.Signal> signals, List<CompletableFuture<McpTestClient.Reply>> replies) throws Exception {
         for (FeatureTools.Signal signal : signals) {
-            awaitLatch(signal.started, "every second round runs at once");
+            awaitLatch(signal.started, "every handler runs at once");
         }
 
         assertStillServing();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
@@ -34,6 +35,43 @@ class CallerRunsTest {
         assertTrue(latch.await(WAIT_SECONDS, TimeUnit.SECONDS), "within " + WAIT_SECONDS + " s");
     }
 
+    /**
+     * Blocks a run on the dispatcher's only worker until another task of the dispatcher ran: that
+     * task runs only on a worker the pool adds, which it does for a managed block alone.
+     */
+    private void waitForAnotherTaskOfTheDispatcher(CountDownLatch otherTaskRan) {
+        dispatcher.execute(otherTaskRan::countDown);
+        try {
+            await(otherTaskRan);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A run that says it is {@code holding}, then waits for {@code release}. */
+    private static Runnable holdingUntil(CountDownLatch holding, CountDownLatch release) {
+        return () -> {
+            holding.countDown();
+            try {
+                await(release);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+    }
+
+    /** The name of the thread a run given to {@code executor} ran on. */
+    private static String threadOfARunOn(Executor executor) throws InterruptedException {
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        executor.execute(() -> {
+            ranOn.set(Thread.currentThread().getName());
+            ran.countDown();
+        });
+        await(ran);
+        return ranOn.get();
+    }
+
     @Test
     void onAForkJoinWorkerTheWorkRunsOnTheCallingThreadWhileThePoolServesOthers() throws Exception {
         CallerRuns runs = new CallerRuns(toolExecutor, 4);
@@ -43,13 +81,7 @@ class CallerRunsTest {
         Future<Thread> caller = dispatcher.submit(() -> {
             runs.execute(() -> {
                 ranOn.set(Thread.currentThread());
-                // The pool's only worker is blocked here: this task runs only on the worker the pool adds.
-                dispatcher.execute(otherTaskRan::countDown);
-                try {
-                    await(otherTaskRan);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
+                waitForAnotherTaskOfTheDispatcher(otherTaskRan);
             });
             return Thread.currentThread();
         });
@@ -61,16 +93,8 @@ class CallerRunsTest {
     @Test
     void offAForkJoinWorkerTheWorkGoesToTheToolExecutor() throws Exception {
         CallerRuns runs = new CallerRuns(toolExecutor, 4);
-        CountDownLatch ran = new CountDownLatch(1);
-        AtomicReference<String> ranOn = new AtomicReference<>();
 
-        runs.execute(() -> {
-            ranOn.set(Thread.currentThread().getName());
-            ran.countDown();
-        });
-
-        await(ran);
-        assertEquals("tool", ranOn.get());
+        assertEquals("tool", threadOfARunOn(runs));
     }
 
     @Test
@@ -78,26 +102,12 @@ class CallerRunsTest {
         CallerRuns runs = new CallerRuns(toolExecutor, 1);
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Future<?> first = dispatcher.submit(() -> runs.execute(() -> {
-            holding.countDown();
-            try {
-                await(release);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }));
+        Future<?> first = dispatcher.submit(() -> runs.execute(holdingUntil(holding, release)));
         await(holding);
 
-        AtomicReference<String> ranOn = new AtomicReference<>();
-        CountDownLatch ran = new CountDownLatch(1);
-        dispatcher
-                .submit(() -> runs.execute(() -> {
-                    ranOn.set(Thread.currentThread().getName());
-                    ran.countDown();
-                }))
-                .get(WAIT_SECONDS, TimeUnit.SECONDS);
-        await(ran);
-        assertEquals("tool", ranOn.get(), "the one slot is held");
+        // from a worker of the dispatcher, as a request's first round is
+        assertEquals(
+                "tool", threadOfARunOn(work -> dispatcher.execute(() -> runs.execute(work))), "the one slot is held");
 
         release.countDown();
         first.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -145,13 +155,7 @@ class CallerRunsTest {
         // posted from a thread of neither pool, as an entity's round is posted from its actor's thread
         runs.postingTo(dispatcher).execute(() -> {
             ranOn.set(Thread.currentThread());
-            // The pool's only worker is blocked here: this task runs only on the worker the pool adds.
-            dispatcher.execute(otherTaskRan::countDown);
-            try {
-                await(otherTaskRan);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
+            waitForAnotherTaskOfTheDispatcher(otherTaskRan);
             ran.countDown();
         });
 
@@ -165,36 +169,18 @@ class CallerRunsTest {
         CallerRuns runs = new CallerRuns(toolExecutor, 1);
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        runs.postingTo(dispatcher).execute(() -> {
-            holding.countDown();
-            try {
-                await(release);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        runs.postingTo(dispatcher).execute(holdingUntil(holding, release));
         await(holding);
 
-        AtomicReference<String> ranOn = new AtomicReference<>();
-        CountDownLatch ran = new CountDownLatch(1);
-        runs.postingTo(dispatcher).execute(() -> {
-            ranOn.set(Thread.currentThread().getName());
-            ran.countDown();
-        });
-        await(ran);
-        assertEquals("tool", ranOn.get(), "the one slot is held");
+        assertEquals("tool", threadOfARunOn(runs.postingTo(dispatcher)), "the one slot is held");
         release.countDown();
 
         ExecutorService plainPool = Executors.newSingleThreadExecutor(work -> new Thread(work, "plain"));
         try {
-            AtomicReference<String> plainRanOn = new AtomicReference<>();
-            CountDownLatch plainRan = new CountDownLatch(1);
-            runs.postingTo(plainPool).execute(() -> {
-                plainRanOn.set(Thread.currentThread().getName());
-                plainRan.countDown();
-            });
-            await(plainRan);
-            assertEquals("tool", plainRanOn.get(), "a thread that cannot be compensated does not block");
+            assertEquals(
+                    "tool",
+                    threadOfARunOn(runs.postingTo(plainPool)),
+                    "a thread that cannot be compensated does not block");
         } finally {
             plainPool.shutdownNow();
         }
@@ -204,15 +190,7 @@ class CallerRunsTest {
     void afterStopPostedRunsGoToTheToolExecutor() throws Exception {
         CallerRuns runs = new CallerRuns(toolExecutor, 4);
         runs.stop();
-        AtomicReference<String> ranOn = new AtomicReference<>();
-        CountDownLatch ran = new CountDownLatch(1);
 
-        runs.postingTo(dispatcher).execute(() -> {
-            ranOn.set(Thread.currentThread().getName());
-            ran.countDown();
-        });
-
-        await(ran);
-        assertEquals("tool", ranOn.get());
+        assertEquals("tool", threadOfARunOn(runs.postingTo(dispatcher)));
     }
 }
