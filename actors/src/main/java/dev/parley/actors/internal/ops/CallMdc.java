@@ -174,11 +174,7 @@ public final class CallMdc {
             try (io.opentelemetry.context.Scope scope = trace.makeCurrent()) {
                 work.run();
             } finally {
-                if (before == null || before.isEmpty()) {
-                    MDC.clear();
-                } else {
-                    MDC.setContextMap(before);
-                }
+                MDC.setContextMap(before == null ? Map.of() : before);
             }
         };
     }

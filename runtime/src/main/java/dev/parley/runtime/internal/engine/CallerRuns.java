@@ -43,8 +43,7 @@ public final class CallerRuns implements Executor {
     @Override
     public void execute(Runnable work) {
         if (stopped || !(Thread.currentThread() instanceof ForkJoinWorkerThread) || !slots.tryAcquire()) {
-            toToolExecutor.increment();
-            toolExecutor.execute(work);
+            handToToolExecutor(work);
             return;
         }
         onRequestThreads.increment();
@@ -61,8 +60,7 @@ public final class CallerRuns implements Executor {
     public Executor postingTo(Executor pool) {
         return work -> {
             if (stopped || !slots.tryAcquire()) {
-                toToolExecutor.increment();
-                toolExecutor.execute(work);
+                handToToolExecutor(work);
                 return;
             }
             try {
@@ -70,8 +68,7 @@ public final class CallerRuns implements Executor {
                     try {
                         if (stopped || !(Thread.currentThread() instanceof ForkJoinWorkerThread)) {
                             slots.release();
-                            toToolExecutor.increment();
-                            toolExecutor.execute(work);
+                            handToToolExecutor(work);
                         } else {
                             posted.increment();
                             runHoldingSlot(work);
@@ -82,10 +79,14 @@ public final class CallerRuns implements Executor {
                 });
             } catch (RejectedExecutionException poolStopped) {
                 slots.release();
-                toToolExecutor.increment();
-                toolExecutor.execute(work);
+                handToToolExecutor(work);
             }
         };
+    }
+
+    private void handToToolExecutor(Runnable work) {
+        toToolExecutor.increment();
+        toolExecutor.execute(work);
     }
 
     private void runHoldingSlot(Runnable work) {
