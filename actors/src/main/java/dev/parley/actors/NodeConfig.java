@@ -3,9 +3,15 @@ package dev.parley.actors;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import com.typesafe.config.ConfigValue;
+import dev.parley.actors.internal.alone.NoWireSerializer;
 import dev.parley.persistence.JournalDatabase;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The one place that layers the configuration a node runs with. Strongest first:
@@ -45,10 +51,55 @@ public final class NodeConfig {
                 .withFallback(application)
                 .withFallback(database.defaults())
                 .withFallback(libraryLayers()));
-        return alone(loaded, database)
-                ? ConfigFactory.parseMap(Map.of("pekko.actor.provider", "local"))
-                        .withFallback(loaded)
-                : loaded;
+        if (!alone(loaded, database)) {
+            return loaded;
+        }
+        Config local =
+                ConfigFactory.parseMap(Map.of("pekko.actor.provider", "local")).withFallback(loaded);
+        return local.getBoolean("pekko.actor.serialize-messages") ? local : withoutWireSerializers(local);
+    }
+
+    /** The serializer packages whose formats only carry messages between nodes. */
+    private static final List<String> WIRE_SERIALIZERS =
+            List.of("org.apache.pekko.remote.", "org.apache.pekko.cluster.", "org.apache.pekko.serialization.jackson.");
+
+    /**
+     * A node alone sends no message over a wire, and its journal has its own serializers, while
+     * Pekko makes every configured serializer as its actor system starts (about 200 lambda classes
+     * and a CBOR mapper). So the remoting, cluster and Jackson serializers become a {@link
+     * NoWireSerializer} and the libraries' bindings to them (reference.conf, Parley's layers) {@code
+     * none}. A serializer an application binds its own classes to stays, and all stay when Pekko is
+     * asked to serialize every message ({@code pekko.actor.serialize-messages}, a test's check). (Pekko adds its reference settings
+     * back under the node's, so an entry cannot be removed, only overridden.)
+     */
+    static Config withoutWireSerializers(Config config) {
+        Set<String> wire = new HashSet<>();
+        config.getConfig("pekko.actor.serializers").root().forEach((alias, type) -> {
+            if (WIRE_SERIALIZERS.stream().anyMatch(String.valueOf(type.unwrapped())::startsWith)) {
+                wire.add(alias);
+            }
+        });
+        Map<String, String> overrides = new HashMap<>();
+        config.getConfig("pekko.actor.serialization-bindings").root().forEach((type, alias) -> {
+            if (wire.contains(String.valueOf(alias.unwrapped()))) {
+                if (librarys(alias)) {
+                    overrides.put(ConfigUtil.joinPath("pekko", "actor", "serialization-bindings", type), "none");
+                } else {
+                    wire.remove(String.valueOf(alias.unwrapped()));
+                }
+            }
+        });
+        for (String alias : wire) {
+            overrides.put(
+                    ConfigUtil.joinPath("pekko", "actor", "serializers", alias), NoWireSerializer.class.getName());
+        }
+        return ConfigFactory.parseMap(overrides).withFallback(config);
+    }
+
+    /** Whether {@code value} comes from a library's reference.conf or one of Parley's library layers. */
+    private static boolean librarys(ConfigValue value) {
+        String resource = value.origin().resource();
+        return resource != null && (resource.equals("reference.conf") || LIBRARY_LAYERS.contains(resource));
     }
 
     /**
