@@ -135,8 +135,14 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "settings: ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP PRIME=$PRIME C=$C SERVER_JAVA_OPTS='$SERVER_JAVA_OPTS'; results in $OUT"
 rm -rf "$OUT"/*.json "$OUT/extra" "$OUT/load.log"
 # Parley's class-data-sharing archive for the run copy (an archive holds for one jar path and JVM),
-# made as the build makes examples/target/parley.jsa.
-"$JAVA" -XX:ArchiveClassesAtExit="$RUN/jars/parley.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off \
+# made as the build makes examples/target/parley.jsa: on JDK 25 and later an AOT cache, which
+# -XX:AOTCache reads with the classes linked ahead and the training run's method profiles.
+if (($("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ { print int($2) }') >= 25)); then
+  ARCHIVE_OUT=-XX:AOTCacheOutput ARCHIVE_IN=-XX:AOTCache
+else
+  ARCHIVE_OUT=-XX:ArchiveClassesAtExit ARCHIVE_IN=-XX:SharedArchiveFile
+fi
+"$JAVA" "$ARCHIVE_OUT=$RUN/jars/parley.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off \
   -jar "$RUN/jars/parley.jar" cds-training >"$OUT/cds-training.log" 2>&1
 # One start without the archive first, alone, for the start-up row without it.
 start parley_plain -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data-plain"
@@ -146,7 +152,7 @@ kill "$PID_parley_plain"
 wait "$PID_parley_plain" 2>/dev/null || true
 # The load generator is one address standing in for up to 256 clients: above Parley's cap of
 # connections per address (128), which refuses the rest with 503.
-start parley -XX:SharedArchiveFile="$RUN/jars/parley.jsa" -Dparley.http.connections.max-per-address=512 \
+start parley "$ARCHIVE_IN=$RUN/jars/parley.jsa" -Dparley.http.connections.max-per-address=512 \
   -jar "$RUN/jars/parley.jar" fixtures --port 0 --data "$RUN/data"
 start sdk -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$RUN/jars/peer-java-sdk-0.1.0.jar:$RUN/jars/lib/*" \
   dev.parley.peer.JavaSdkPeer --port 0

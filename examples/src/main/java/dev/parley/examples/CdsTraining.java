@@ -2,8 +2,10 @@ package dev.parley.examples;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.http.McpHttpServer;
+import dev.parley.http.ParleyServer;
 import dev.parley.runtime.Json;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,16 +40,20 @@ final class CdsTraining {
     }
 
     static void run() throws IOException {
+        trainOn("demo", CdsTraining::trainDemo);
+        trainOn("fixtures", CdsTraining::trainFixtures);
+    }
+
+    /** Starts {@code command}'s server as {@code java -jar parley.jar COMMAND --port 0} would, and trains it. */
+    private static void trainOn(String command, Training training) throws IOException {
         Path data = Files.createTempDirectory("parley-cds-training");
-        McpHttpServer server = Launcher.startDemo(
-                0,
-                data,
-                ConfigFactory.parseString("parley.management.port = 0")
-                        .withFallback(ConfigFactory.parseResourcesAnySyntax("application")));
+        Config config = ConfigFactory.parseString("parley.management.port = 0")
+                .withFallback(ParleyServer.Flags.parse("--port", "0").config());
+        McpHttpServer server =
+                command.equals("demo") ? Launcher.startDemo(0, data, config) : Launcher.startFixtures(0, data, config);
         try {
-            CdsTraining client = new CdsTraining(URI.create("http://127.0.0.1:" + server.port() + "/mcp"));
-            client.train();
-            client.get(URI.create("http://127.0.0.1:" + server.managementPort() + "/ready"));
+            training.train(new CdsTraining(URI.create("http://127.0.0.1:" + server.port() + "/mcp")));
+            get(URI.create("http://127.0.0.1:" + server.managementPort() + "/ready"));
         } finally {
             server.close();
             try (Stream<Path> files = Files.walk(data)) {
@@ -55,6 +61,31 @@ final class CdsTraining {
                         .forEach(path -> path.toFile().delete());
             }
         }
+    }
+
+    private interface Training {
+        void train(CdsTraining client) throws IOException;
+    }
+
+    private static void trainDemo(CdsTraining client) throws IOException {
+        client.train();
+    }
+
+    /** What the conformance suite and the load generators start with: discovery, a one-round call, MRTR. */
+    private static void trainFixtures(CdsTraining client) throws IOException {
+        client.send("server/discover", null, Json.object());
+        client.send("tools/list", null, Json.object());
+        client.send("tools/call", "test_simple_text", Json.object().put("name", "test_simple_text"));
+        ObjectNode call = Json.object().put("name", "test_input_required_result_elicitation");
+        JsonNode asked = client.send("tools/call", call.get("name").asText(), call.deepCopy());
+        ObjectNode retry = call.put(
+                "requestState", asked.path("result").path("requestState").asText());
+        retry.putObject("inputResponses")
+                .putObject("user_name")
+                .put("action", "accept")
+                .putObject("content")
+                .put("name", "Ada");
+        expectComplete(client.send("tools/call", call.get("name").asText(), retry));
     }
 
     private void train() throws IOException {
@@ -120,7 +151,7 @@ final class CdsTraining {
         }
     }
 
-    private void get(URI uri) throws IOException {
+    private static void get(URI uri) throws IOException {
         HttpURLConnection request = (HttpURLConnection) uri.toURL().openConnection();
         request.getResponseCode();
         request.disconnect();
