@@ -20,13 +20,15 @@ import java.util.stream.Stream;
 
 /**
  * {@code java -XX:ArchiveClassesAtExit=parley.jsa -jar parley.jar cds-training}: the training run of
- * a class-data-sharing archive. It starts the demo on free ports in a temporary directory, sends it
- * what a client's first minute brings (discovery, the tool list, a one-round call, a two-round call, a
- * 2025-11-25 {@code initialize}, a readiness probe), stops it and exits; the JVM then writes every
- * class it loaded into the archive. A JVM started with {@code -XX:SharedArchiveFile=parley.jsa} maps
- * those classes instead of reading and verifying them again, which halves the node's start. The build
- * makes {@code examples/target/parley.jsa} this way; an archive holds for the jar and the JVM it was
- * made with (any other JVM or jar ignores it with a warning).
+ * a class-data-sharing archive. It starts the demo, then the fixture server, each as its command
+ * starts it, on free ports in a temporary directory; sends each what a client's first minute brings
+ * (discovery, the tool list, a one-round call, a two-round call, for the demo a 2025-11-25 {@code
+ * initialize}, a readiness probe); stops each and exits; the JVM then writes every class it loaded
+ * into the archive. A JVM started with {@code -XX:SharedArchiveFile=parley.jsa} maps those classes
+ * instead of reading and verifying them again, which halves the node's start. The build makes
+ * {@code examples/target/parley.jsa} this way ({@code -XX:AOTCacheOutput} on JDK 25 and later, an
+ * AOT cache); an archive holds for the jar and the JVM it was made with (any other JVM or jar
+ * ignores it with a warning).
  */
 final class CdsTraining {
     private static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -67,50 +69,46 @@ final class CdsTraining {
         void train(CdsTraining client) throws IOException;
     }
 
-    private static void trainDemo(CdsTraining client) throws IOException {
-        client.train();
-    }
-
-    /** What the conformance suite and the load generators start with: discovery, a one-round call, MRTR. */
-    private static void trainFixtures(CdsTraining client) throws IOException {
-        client.send("server/discover", null, Json.object());
-        client.send("tools/list", null, Json.object());
-        client.send("tools/call", "test_simple_text", Json.object().put("name", "test_simple_text"));
-        ObjectNode call = Json.object().put("name", "test_input_required_result_elicitation");
-        JsonNode asked = client.send("tools/call", call.get("name").asText(), call.deepCopy());
-        ObjectNode retry = call.put(
-                "requestState", asked.path("result").path("requestState").asText());
-        retry.putObject("inputResponses")
-                .putObject("user_name")
-                .put("action", "accept")
-                .putObject("content")
-                .put("name", "Ada");
-        expectComplete(client.send("tools/call", call.get("name").asText(), retry));
-    }
-
-    private void train() throws IOException {
+    private void trainDemo() throws IOException {
         send("server/discover", null, Json.object());
         send("tools/list", null, Json.object());
         ObjectNode oneRound = Json.object().put("name", "check_availability");
         oneRound.putObject("arguments").put("date", "2026-12-24");
         send("tools/call", "check_availability", oneRound);
-
-        ObjectNode call = Json.object().put("name", "schedule_release");
-        call.putObject("arguments").put("service", "billing");
-        JsonNode asked = send("tools/call", "schedule_release", call.deepCopy());
-        ObjectNode retry = call.put(
-                "requestState", asked.path("result").path("requestState").asText());
-        retry.putObject("inputResponses")
-                .putObject("window")
-                .put("action", "accept")
-                .putObject("content")
-                .put("window", "2026-12-01T10:00:00Z");
-        expectComplete(send("tools/call", "schedule_release", retry));
+        ObjectNode arguments = Json.object().put("service", "billing");
+        twoRounds("schedule_release", arguments, "window", "window", "2026-12-01T10:00:00Z");
 
         ObjectNode initialize = Json.object().put("protocolVersion", "2025-11-25");
         initialize.putObject("capabilities");
         initialize.putObject("clientInfo").put("name", "parley-cds-training").put("version", "1");
         post(message("initialize", initialize), "2025-11-25", "initialize", null);
+    }
+
+    /** What the conformance suite and the load generators start with: discovery, a one-round call, MRTR. */
+    private void trainFixtures() throws IOException {
+        send("server/discover", null, Json.object());
+        send("tools/list", null, Json.object());
+        send("tools/call", "test_simple_text", Json.object().put("name", "test_simple_text"));
+        twoRounds("test_input_required_result_elicitation", Json.object(), "user_name", "name", "Ada");
+    }
+
+    /** Calls {@code tool}, then retries with {@code field = value} accepted for its question {@code key}. */
+    private void twoRounds(String tool, ObjectNode arguments, String key, String field, String value)
+            throws IOException {
+        ObjectNode call = Json.object().put("name", tool);
+        call.set("arguments", arguments);
+        JsonNode asked = send("tools/call", tool, call.deepCopy());
+        ObjectNode retry = call.put(
+                "requestState", asked.path("result").path("requestState").asText());
+        retry.putObject("inputResponses")
+                .putObject(key)
+                .put("action", "accept")
+                .putObject("content")
+                .put(field, value);
+        JsonNode reply = send("tools/call", tool, retry);
+        if (!"complete".equals(reply.path("result").path("resultType").asText())) {
+            throw new IllegalStateException("the two-round call of " + tool + " did not complete: " + reply);
+        }
     }
 
     /** A 2026-07-28 request: the version and capabilities ride in {@code _meta}. */
@@ -155,11 +153,5 @@ final class CdsTraining {
         HttpURLConnection request = (HttpURLConnection) uri.toURL().openConnection();
         request.getResponseCode();
         request.disconnect();
-    }
-
-    private static void expectComplete(JsonNode reply) {
-        if (!"complete".equals(reply.path("result").path("resultType").asText())) {
-            throw new IllegalStateException("the two-round call did not complete: " + reply);
-        }
     }
 }
