@@ -65,12 +65,13 @@ public final class NodeConfig {
 
     /**
      * A node alone sends no message over a wire, and its journal has its own serializers, while
-     * Pekko makes every configured serializer as its actor system starts (about 200 lambda classes
+     * Pekko makes every configured serializer as its actor system starts (about 230 lambda classes
      * and a CBOR mapper). So the remoting, cluster and Jackson serializers become a {@link
-     * NoWireSerializer} and the libraries' bindings to them (reference.conf, Parley's layers) {@code
-     * none}. A serializer an application binds its own classes to stays, and all stay when Pekko is
-     * asked to serialize every message ({@code pekko.actor.serialize-messages}, a test's check). (Pekko adds its reference settings
-     * back under the node's, so an entry cannot be removed, only overridden.)
+     * NoWireSerializer}, and the libraries' bindings to them (reference.conf, Parley's layers)
+     * {@code none}. A serializer an application binds its own classes to stays, and all stay when
+     * Pekko is asked to serialize every message ({@code pekko.actor.serialize-messages}, a test's
+     * check). Pekko adds its reference settings back under the node's, so an entry can only be
+     * overridden, not removed.
      */
     static Config withoutWireSerializers(Config config) {
         Set<String> wire = new HashSet<>();
@@ -82,7 +83,7 @@ public final class NodeConfig {
         Map<String, String> overrides = new HashMap<>();
         config.getConfig("pekko.actor.serialization-bindings").root().forEach((type, alias) -> {
             if (wire.contains(String.valueOf(alias.unwrapped()))) {
-                if (librarys(alias)) {
+                if (fromALibrary(alias)) {
                     overrides.put(ConfigUtil.joinPath("pekko", "actor", "serialization-bindings", type), "none");
                 } else {
                     wire.remove(String.valueOf(alias.unwrapped()));
@@ -97,7 +98,7 @@ public final class NodeConfig {
     }
 
     /** Whether {@code value} comes from a library's reference.conf or one of Parley's library layers. */
-    private static boolean librarys(ConfigValue value) {
+    private static boolean fromALibrary(ConfigValue value) {
         String resource = value.origin().resource();
         return resource != null && (resource.equals("reference.conf") || LIBRARY_LAYERS.contains(resource));
     }

@@ -7,7 +7,7 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
 /**
  * Stands in, on a node alone, for a serializer whose format only carries messages between nodes
  * (remoting, cluster, sharding, Jackson CBOR): Pekko makes every configured serializer as its actor
- * system starts, and those cost about 200 lambda classes and a CBOR mapper at every start. Nothing
+ * system starts, and those cost about 230 lambda classes and a CBOR mapper at every start. Nothing
  * on a node alone uses them; a use is a bug, and says so.
  */
 public final class NoWireSerializer extends SerializerWithStringManifest {
