@@ -81,13 +81,15 @@ public final class NodeConfig {
             }
         });
         Map<String, String> overrides = new HashMap<>();
-        config.getConfig("pekko.actor.serialization-bindings").root().forEach((type, alias) -> {
-            if (wire.contains(String.valueOf(alias.unwrapped()))) {
-                if (fromALibrary(alias)) {
-                    overrides.put(ConfigUtil.joinPath("pekko", "actor", "serialization-bindings", type), "none");
-                } else {
-                    wire.remove(String.valueOf(alias.unwrapped()));
-                }
+        config.getConfig("pekko.actor.serialization-bindings").root().forEach((type, value) -> {
+            String alias = String.valueOf(value.unwrapped());
+            if (!wire.contains(alias)) {
+                return;
+            }
+            if (fromALibrary(value)) {
+                overrides.put(ConfigUtil.joinPath("pekko", "actor", "serialization-bindings", type), "none");
+            } else {
+                wire.remove(alias);
             }
         });
         for (String alias : wire) {

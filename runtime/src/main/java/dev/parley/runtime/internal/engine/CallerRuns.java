@@ -24,7 +24,6 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class CallerRuns implements Executor {
     private final Executor toolExecutor;
-    private final int slotCount;
     private final Semaphore slots;
     // where runs ran, counted for the node's metrics
     private final LongAdder onRequestThreads = new LongAdder();
@@ -36,7 +35,6 @@ public final class CallerRuns implements Executor {
     /** @param slots how many handlers may run on dispatcher threads at once (the tool executor's size) */
     public CallerRuns(Executor toolExecutor, int slots) {
         this.toolExecutor = toolExecutor;
-        this.slotCount = slots;
         this.slots = new Semaphore(slots);
     }
 
@@ -105,9 +103,9 @@ public final class CallerRuns implements Executor {
         }
     }
 
-    /** Runs under way on dispatcher threads (the slots in use). */
+    /** Runs under way on dispatcher threads. */
     public int runsUnderWay() {
-        return slotCount - slots.availablePermits();
+        return running.size();
     }
 
     /** Runs started on their request's own thread, posted to the dispatcher, and handed to the tool executor. */
