@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.parley.actors.NodeConfig;
+import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.persistence.JournalDatabase;
 import dev.parley.persistence.JournalSchema;
@@ -22,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -201,7 +201,7 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
             return entityRound(message, name);
         }
         if (name.isMissingNode()) {
-            String callId = UUID.randomUUID().toString();
+            String callId = EntityIds.next(); // time-ordered, as Parley's call ids: rows land in index order
             return written(callId, 1, List.of(message.params()))
                     .thenApply(written -> json(
                             200, Response.result(message.id(), new Mrtr.InputRequiredResult(nameQuestion, callId))));
@@ -214,7 +214,7 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
 
     private CompletionStage<HttpResponse> entityRound(JsonRpc.Message message, JsonNode name) {
         if (name.isMissingNode()) {
-            String callId = UUID.randomUUID().toString();
+            String callId = EntityIds.next(); // time-ordered, as Parley's call ids: rows land in index order
             return entities.start(callId, message.params().toString())
                     .thenApply(started -> json(
                             200, Response.result(message.id(), new Mrtr.InputRequiredResult(nameQuestion, callId))));
