@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.parley.actors.ParleyNode;
+import dev.parley.actors.internal.EntityIds;
 import dev.parley.actors.internal.NodeSharding;
 import dev.parley.actors.internal.PekkoStages;
 import dev.parley.actors.internal.ToolCallEntity;
@@ -53,7 +54,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * and is acknowledged before the next, as a running handler does). {@code plainBatchedInserts}:
  * the same 16 events of the same {@code concurrency} calls, serialized by the same serializer,
  * inserted {@code concurrency} rows per batch and commit. Both write {@value #EVENTS} events per
- * operation (the score is events per second).
+ * operation (the score is events per second). Call ids are time-ordered ({@link EntityIds}) on both
+ * sides, as a node makes them.
  */
 @State(Scope.Benchmark)
 public class JournalWriteBenchmark extends ParleyBenchmark {
@@ -147,8 +149,8 @@ public class JournalWriteBenchmark extends ParleyBenchmark {
 
     /** One call: Start, then 15 steps, each acknowledged before the next. */
     CompletableFuture<Void> writeCall() {
-        EntityRef<ToolCallEntity.Command> entity = sharding.entityRefFor(
-                ToolCallEntity.ENTITY_TYPE_KEY, UUID.randomUUID().toString());
+        EntityRef<ToolCallEntity.Command> entity =
+                sharding.entityRefFor(ToolCallEntity.ENTITY_TYPE_KEY, EntityIds.next());
         CompletableFuture<?> chain = PekkoStages.direct(entity.<ToolCallEntity.Reply>ask(
                 replyTo -> new ToolCallEntity.Start(
                         "tools/call", "create_invoice", arguments, BenchTools.PRINCIPAL, Map.of(), questions, replyTo),
@@ -208,7 +210,7 @@ public class JournalWriteBenchmark extends ParleyBenchmark {
         for (int round = 0; round < EVENTS / (concurrency * EVENTS_PER_CALL); round++) {
             String[] calls = new String[concurrency];
             for (int i = 0; i < concurrency; i++) {
-                calls[i] = ToolCallEntity.ENTITY_TYPE_KEY.name() + "|" + UUID.randomUUID();
+                calls[i] = ToolCallEntity.ENTITY_TYPE_KEY.name() + "|" + EntityIds.next();
             }
             for (int sequence = 1; sequence <= EVENTS_PER_CALL; sequence++) {
                 long now = System.currentTimeMillis();
