@@ -53,7 +53,8 @@ import org.apache.pekko.stream.Materializer;
  * name ({@code input_required}, the call's id as {@code requestState}) and the retry that carries it
  * gets {@code Hello, NAME!}, like the fixture's tool. In memory nothing is kept between the rounds;
  * with a journal ({@link BaselineJournal}) round 1 commits one row and the retry two before they are
- * answered, as many rows as Parley's journal writes for that flow.
+ * answered, as many rows as Parley's journal writes for that flow. Call ids are time-ordered, as
+ * Parley's are, so that a commit's rows land in index order.
  */
 public final class BaselineServer extends AllDirectives implements AutoCloseable {
     private static final long BODY_READ_TIMEOUT_MS = 10_000;
@@ -201,7 +202,7 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
             return entityRound(message, name);
         }
         if (name.isMissingNode()) {
-            String callId = EntityIds.next(); // time-ordered, as Parley's call ids: rows land in index order
+            String callId = EntityIds.next();
             return written(callId, 1, List.of(message.params()))
                     .thenApply(written -> json(
                             200, Response.result(message.id(), new Mrtr.InputRequiredResult(nameQuestion, callId))));
@@ -214,7 +215,7 @@ public final class BaselineServer extends AllDirectives implements AutoCloseable
 
     private CompletionStage<HttpResponse> entityRound(JsonRpc.Message message, JsonNode name) {
         if (name.isMissingNode()) {
-            String callId = EntityIds.next(); // time-ordered, as Parley's call ids: rows land in index order
+            String callId = EntityIds.next();
             return entities.start(callId, message.params().toString())
                     .thenApply(started -> json(
                             200, Response.result(message.id(), new Mrtr.InputRequiredResult(nameQuestion, callId))));
