@@ -3,6 +3,7 @@ package dev.parley.actors;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import dev.parley.actors.internal.alone.NoWireSerializer;
@@ -80,16 +81,15 @@ public final class NodeConfig {
                 wire.add(alias);
             }
         });
+        ConfigObject bindings =
+                config.getConfig("pekko.actor.serialization-bindings").root();
+        bindings.values().stream()
+                .filter(value -> !fromALibrary(value))
+                .forEach(value -> wire.remove(String.valueOf(value.unwrapped()))); // the application's stay
         Map<String, String> overrides = new HashMap<>();
-        config.getConfig("pekko.actor.serialization-bindings").root().forEach((type, value) -> {
-            String alias = String.valueOf(value.unwrapped());
-            if (!wire.contains(alias)) {
-                return;
-            }
-            if (fromALibrary(value)) {
+        bindings.forEach((type, value) -> {
+            if (wire.contains(String.valueOf(value.unwrapped()))) {
                 overrides.put(ConfigUtil.joinPath("pekko", "actor", "serialization-bindings", type), "none");
-            } else {
-                wire.remove(alias);
             }
         });
         for (String alias : wire) {

@@ -42,17 +42,16 @@ final class CdsTraining {
     }
 
     static void run() throws IOException {
-        trainOn("demo", CdsTraining::trainDemo);
-        trainOn("fixtures", CdsTraining::trainFixtures);
+        trainOn(Launcher::startDemo, CdsTraining::trainDemo);
+        trainOn(Launcher::startFixtures, CdsTraining::trainFixtures);
     }
 
-    /** Starts {@code command}'s server as {@code java -jar parley.jar COMMAND --port 0} would, and trains it. */
-    private static void trainOn(String command, Training training) throws IOException {
+    /** Starts a server as its command does with {@code --port 0}, and trains it. */
+    private static void trainOn(ServerStart start, Training training) throws IOException {
         Path data = Files.createTempDirectory("parley-cds-training");
         Config config = ConfigFactory.parseString("parley.management.port = 0")
                 .withFallback(ParleyServer.Flags.parse("--port", "0").config());
-        McpHttpServer server =
-                command.equals("demo") ? Launcher.startDemo(0, data, config) : Launcher.startFixtures(0, data, config);
+        McpHttpServer server = start.start(0, data, config);
         try {
             training.train(new CdsTraining(URI.create("http://127.0.0.1:" + server.port() + "/mcp")));
             get(URI.create("http://127.0.0.1:" + server.managementPort() + "/ready"));
@@ -63,6 +62,10 @@ final class CdsTraining {
                         .forEach(path -> path.toFile().delete());
             }
         }
+    }
+
+    private interface ServerStart {
+        McpHttpServer start(int port, Path data, Config config);
     }
 
     private interface Training {
